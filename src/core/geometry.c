@@ -1,0 +1,60 @@
+/*
+ * geometry.c -- sizes that follow from block size and address length.
+ *
+ * SPEC-§6: a chain block holds (blocksize - 16) / addrlen slots; SPEC-§7: an
+ * extender holds (blocksize - 5) / addrlen ("extmax"), and a level-L tree
+ * maps extmax^(L+1) file blocks.  All products saturate instead of wrapping.
+ */
+#include "lanyfs.h"
+
+enum lanyfs_err lanyfs_geom_init(struct lanyfs_geom *g, unsigned blockbits, unsigned addrlen,
+                                 uint64_t blocks, struct lanyfs_error *err)
+{
+    if (blockbits < LANYFS_BLOCKBITS_MIN || blockbits > LANYFS_BLOCKBITS_MAX)
+        return lanyfs_fail(err, LANYFS_E_GEOMETRY, 0,
+                           "block size exponent %u is outside 9..12 (512..4096 bytes)", blockbits);
+    if (addrlen < LANYFS_ADDRLEN_MIN || addrlen > LANYFS_ADDRLEN_MAX)
+        return lanyfs_fail(err, LANYFS_E_GEOMETRY, 0,
+                           "address length %u bytes is outside 1..8", addrlen);
+    g->blockbits = blockbits;
+    g->blocksize = 1u << blockbits;
+    g->addrlen = addrlen;
+    g->chainmax = (g->blocksize - LANYFS_CH_SLOTS) / addrlen;
+    g->extmax = (g->blocksize - LANYFS_EXT_SLOTS) / addrlen;
+    g->blocks = blocks;
+    return LANYFS_OK;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r))
+        return UINT64_MAX;
+    return r;
+}
+
+uint64_t lanyfs_geom_pow(const struct lanyfs_geom *g, unsigned level)
+{
+    uint64_t r = 1;
+    for (unsigned i = 0; i < level && r != UINT64_MAX; i++)
+        r = mul_sat(r, g->extmax);
+    return r;
+}
+
+uint64_t lanyfs_geom_tree_capacity(const struct lanyfs_geom *g, unsigned level)
+{
+    return mul_sat(lanyfs_geom_pow(g, level), g->extmax);
+}
+
+unsigned lanyfs_geom_level_for(const struct lanyfs_geom *g, uint64_t nblocks)
+{
+    unsigned level = 0;
+    while (lanyfs_geom_tree_capacity(g, level) < nblocks && level < 64)
+        level++;
+    return level;
+}
+
+uint64_t lanyfs_geom_blocks_for_size(const struct lanyfs_geom *g, uint64_t size)
+{
+    return (size >> g->blockbits) + ((size & (g->blocksize - 1)) != 0);
+}
