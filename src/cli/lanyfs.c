@@ -1,0 +1,5 @@
+/* lanyfs -- placeholder until the inspection commands land. */
+int main(void)
+{
+    return 1;
+}

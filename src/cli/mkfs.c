@@ -1,0 +1,5 @@
+/* mkfs.lanyfs -- placeholder until the formatter lands. */
+int main(void)
+{
+    return 1;
+}
