@@ -16,6 +16,7 @@
  * is not.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,7 +137,7 @@ enum lanyfs_err lanyfs_dir_list(struct lanyfs_fs *fs, uint64_t dir, struct lanyf
     struct lanyfs_blockset *seen = lanyfs_blockset_new();
     bool oom = seen == NULL;
     uint64_t cur = d.subtree, from = dir;
-    const struct lanyfs_entry *prev = NULL;
+    bool have_prev = false;
     size_t prev_idx = 0;
 
     while (!oom && (cur != 0 || stack.n > 0)) {
@@ -158,8 +159,8 @@ enum lanyfs_err lanyfs_dir_list(struct lanyfs_fs *fs, uint64_t dir, struct lanyf
             oom = true;
             break;
         }
-        if (prev != NULL) {
-            prev = &result.v[prev_idx];
+        if (have_prev) {
+            const struct lanyfs_entry *prev = &result.v[prev_idx].e;
             int c = lanyfs_name_cmp(prev->name, top.e.name, top.e.name_len);
             if (c == 0)
                 note(out, LANYFS_DIR_DUP, top.block,
@@ -173,7 +174,7 @@ enum lanyfs_err lanyfs_dir_list(struct lanyfs_fs *fs, uint64_t dir, struct lanyf
                      dir, top.block);
         }
         prev_idx = result.n - 1;
-        prev = &result.v[prev_idx];
+        have_prev = true;
         from = top.block;
         cur = top.e.left;
     }

@@ -7,7 +7,6 @@
  * end of the image early is LANYFS_E_TRUNCATED, an I/O failure LANYFS_E_IO,
  * both with the offset in the message.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

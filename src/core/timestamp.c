@@ -7,7 +7,6 @@
  * fields alone, because the 2012 formatter leaves stack bytes in the
  * reserved ones (SPEC-§9.16).
  */
-#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
