@@ -55,5 +55,14 @@ void lanyfs_error_prefix(struct lanyfs_error *err, const char *fmt, ...)
     va_end(ap);
     char old[sizeof(err->msg)];
     memcpy(old, err->msg, sizeof(old));
-    snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+    old[sizeof(old) - 1] = '\0';
+    size_t hl = strlen(head), ol = strlen(old), cap = sizeof(err->msg) - 1;
+    size_t pos = 0;
+    for (size_t i = 0; i < hl && pos < cap; i++)
+        err->msg[pos++] = head[i];
+    for (size_t i = 0; i < 2 && pos < cap; i++)
+        err->msg[pos++] = ": "[i];
+    for (size_t i = 0; i < ol && pos < cap; i++)
+        err->msg[pos++] = old[i];
+    err->msg[pos] = '\0';
 }
