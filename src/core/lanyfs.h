@@ -398,3 +398,67 @@ typedef int (*lanyfs_extender_cb)(void *ctx, uint64_t blk, unsigned level);
 enum lanyfs_err lanyfs_file_walk(struct lanyfs_fs *fs, const struct lanyfs_entry *e,
                                  lanyfs_extent_cb on_extent, lanyfs_extender_cb on_extender,
                                  void *ctx, struct lanyfs_error *err);
+
+/* ---- format.c: writing a new filesystem ---- */
+
+#define LANYFS_FORMAT_MIN_BLOCKS 16                  /* smaller devices are refused, SPEC-§9.16 */
+#define LANYFS_FORMAT_DEFAULT_LABEL "LanyFS Storage" /* the 2012 formatter's default label */
+
+/* Where the formatter is; pos and blocks as the progress callback gets them. */
+enum lanyfs_format_stage {
+    LANYFS_FORMAT_SUPER_FIRST, /* about to write the provisional superblock; pos 0 */
+    LANYFS_FORMAT_ROOT,        /* about to write the root directory; pos = its block */
+    LANYFS_FORMAT_FREE_START,  /* about to map free space; pos = first listed block (3) */
+    LANYFS_FORMAT_FREE_CHAIN,  /* about to fill a chain block; pos = first block it lists */
+    LANYFS_FORMAT_FREE_DONE,   /* free list written; pos = one past the last listed block */
+    LANYFS_FORMAT_SUPER_FINAL, /* about to write the final superblock; pos 0 */
+    LANYFS_FORMAT_DONE,        /* all written and synced; pos as at FREE_DONE */
+};
+
+/* Called at every stage; blocks is the superblock's block count. */
+typedef void (*lanyfs_format_progress_cb)(void *ctx, enum lanyfs_format_stage stage, uint64_t pos,
+                                          uint64_t blocks);
+
+struct lanyfs_format_opts {
+    unsigned blockbits;                 /* log2 of the block size, 9..12 */
+    unsigned addrlen;                   /* slot address length in bytes, 1..8 */
+    const char *label;                  /* label bytes, need not end in NUL; NULL when none */
+    size_t label_len;                   /* <= 255; compat2012: the first 256 bytes are kept,
+                                         * and a label of 256 or more has no NUL (SPEC-§9.16) */
+    bool compat2012;                    /* reproduce the 2012 formatter byte for byte */
+    const struct lanyfs_ts *now;        /* the format time; NULL: lanyfs_ts_now() */
+    lanyfs_format_progress_cb progress; /* may be NULL */
+    void *progress_ctx;                 /* passed to progress */
+};
+
+/* What the formatter writes on a device of a given size. */
+struct lanyfs_format_layout {
+    struct lanyfs_geom geom;  /* geometry; geom.blocks == blocks */
+    uint64_t device_bytes;    /* the device size */
+    uint64_t device_blocks;   /* whole blocks on the device */
+    uint64_t overhead;        /* bytes after the last whole block, not used */
+    uint64_t cap;             /* most blocks the address length allows (2012: 1 for 8 bytes) */
+    bool capped;              /* device_blocks > cap: part of the device is not used */
+    uint64_t blocks;          /* the superblock's blocks: min(device_blocks, cap) */
+    uint32_t slots_used;      /* slots filled per chain block: chainmax (2012) or chainmax-1 */
+    uint64_t chain_blocks;    /* chain blocks in the free list */
+    uint64_t rootdir;         /* 1 */
+    uint64_t freehead;        /* 2 */
+    uint64_t freetail;        /* the last chain block */
+    uint64_t freeblocks;      /* chain blocks + listed blocks */
+};
+
+/*
+ * Compute the layout for a device of device_bytes bytes without writing.
+ * LANYFS_E_GEOMETRY for a bad block size, address length or a device of
+ * fewer than LANYFS_FORMAT_MIN_BLOCKS whole blocks; LANYFS_E_NAME for a
+ * label over 255 bytes outside compat2012.
+ */
+enum lanyfs_err lanyfs_format_plan(const struct lanyfs_format_opts *o, uint64_t device_bytes,
+                                   struct lanyfs_format_layout *out, struct lanyfs_error *err);
+/*
+ * Write a new filesystem onto img (opened read-write), laid out as
+ * lanyfs_format_plan says for lanyfs_image_size(img), and sync it.
+ */
+enum lanyfs_err lanyfs_format(struct lanyfs_image *img, const struct lanyfs_format_opts *o,
+                              struct lanyfs_error *err);
