@@ -1,0 +1,94 @@
+/*
+ * cli.c -- helpers every `lanyfs` subcommand shares (contract in cli.h):
+ * help and usage messages, opening an image, resolving a path.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_print_exit_codes(FILE *out)
+{
+    fputs("Exit status:\n"
+          "  0  success\n"
+          "  1  operational or I/O error\n"
+          "  2  usage error\n"
+          "  3  not a LanyFS image (bad magic)\n"
+          "  4  unsupported version or geometry\n"
+          "  5  truncated image\n"
+          "  6  path not found\n"
+          "  7  corrupt structure found (reported on stderr, output still given)\n",
+          out);
+}
+
+int cli_help(const struct cli_command *cmd)
+{
+    printf("Usage: lanyfs %s %s\n%s\n\n%s\n", cmd->name, cmd->synopsis, cmd->summary,
+           cmd->options);
+    cli_print_exit_codes(stdout);
+    return fflush(stdout) == 0 ? LANYFS_EXIT_OK : LANYFS_EXIT_ERROR;
+}
+
+int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "lanyfs %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nUsage: lanyfs %s %s\nTry 'lanyfs %s --help' for more information.\n",
+            cmd->name, cmd->synopsis, cmd->name);
+    return LANYFS_EXIT_USAGE;
+}
+
+int cli_bad_option(const struct cli_command *cmd, char **argv)
+{
+    /* getopt_long leaves the offending word at optind - 1. */
+    const char *word = optind > 0 ? argv[optind - 1] : "?";
+    char *esc = out_escape(word, strlen(word), 0);
+    int rc;
+    if (optopt != 0 && optopt != '?')
+        rc = cli_usage_error(cmd, "invalid option -- '%c' (in '%s')", optopt, esc);
+    else
+        rc = cli_usage_error(cmd, "unrecognized option '%s'", esc);
+    g_free(esc);
+    return rc;
+}
+
+struct lanyfs_fs *cli_open(struct out_report *r, const char *image, bool force)
+{
+    struct lanyfs_fs *fs = NULL;
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    enum lanyfs_err rc = lanyfs_fs_open(image, force ? LANYFS_OPEN_FORCE : 0, &fs, &err);
+    if (rc != LANYFS_OK) {
+        out_report_error(r, NULL, &err);
+        return NULL;
+    }
+    if (force) {
+        const struct lanyfs_sb_problem *pr;
+        size_t n = lanyfs_fs_problems(fs, &pr);
+        for (size_t i = 0; i < n; i++)
+            if (pr[i].fatal)
+                out_report_add(r, image, pr[i].code, 0, pr[i].msg);
+    }
+    return fs;
+}
+
+bool cli_resolve(struct out_report *r, struct lanyfs_fs *fs, const char *path, uint64_t *blk,
+                 struct lanyfs_entry *e)
+{
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    enum lanyfs_err rc = lanyfs_path_resolve(fs, path, blk, e, &err);
+    if (rc == LANYFS_OK)
+        return true;
+    if (rc == LANYFS_E_NOTFOUND) {
+        /* The core's message repeats the path; the plain form says it all. */
+        out_report_add(r, path, rc, err.block, lanyfs_strerror(rc));
+        return false;
+    }
+    out_report_error(r, path, &err);
+    return false;
+}

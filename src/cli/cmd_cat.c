@@ -1,0 +1,121 @@
+/*
+ * cmd_cat.c -- `lanyfs cat [-f] IMAGE PATH`: a file's bytes to stdout.
+ *
+ * The file is read block by block through lanyfs_file_pread, so a block
+ * that cannot be read (a corrupt extender, a slot beyond the device) costs
+ * only that block: it is written as zeros, reported, and the copy goes on,
+ * which is what a recovery wants.  Holes read as zeros too; a note on
+ * stderr says how many hole blocks were met.  A directory is refused.
+ * There is no JSON form of file contents: --json is a usage error.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Copy the file e to stdout; problems go to rep. */
+static void copy_file(struct out_report *rep, struct lanyfs_fs *fs, const char *where,
+                      const struct lanyfs_entry *e)
+{
+    const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
+    uint8_t buf[LANYFS_BLOCKSIZE_MAX];
+    uint64_t holes = 0, failed = 0;
+    struct lanyfs_error err;
+    for (uint64_t off = 0; off < e->size;) {
+        size_t want = g->blocksize;
+        if (want > e->size - off)
+            want = (size_t)(e->size - off);
+        size_t got = 0;
+        lanyfs_error_clear(&err);
+        if (lanyfs_file_pread(fs, e, off, buf, want, &got, &holes, &err) != LANYFS_OK) {
+            if (failed == 0)
+                out_report_error(rep, where, &err);
+            failed++;
+            memset(buf, 0, want);
+            got = want;
+        }
+        if (fwrite(buf, 1, got, stdout) != got) {
+            out_flush_stdout(rep);
+            return;
+        }
+        off += got;
+    }
+    if (failed > 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "%" PRIu64 " unreadable block(s) written as zeros", failed);
+        out_report_add(rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg);
+    }
+    if (holes > 0) {
+        char *esc = out_escape(where, strlen(where), 0);
+        fprintf(stderr, "lanyfs: %s: note: %" PRIu64 " hole block(s) read as zeros\n", esc,
+                holes);
+        g_free(esc);
+    }
+    out_flush_stdout(rep);
+}
+
+static int run(const struct cli_command *self, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"force", no_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool force = false;
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'f':
+            force = true;
+            break;
+        case 'j':
+            return cli_usage_error(self, "file contents have no JSON form; use 'lanyfs stat "
+                                   "--json' for a file's metadata");
+        case 'h':
+            return cli_help(self);
+        default:
+            return cli_bad_option(self, argv);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(self, "expects IMAGE and PATH");
+    const char *image = argv[optind];
+    const char *path = argv[optind + 1];
+
+    struct out_report rep;
+    out_report_init(&rep);
+    uint64_t blk;
+    struct lanyfs_entry e;
+    struct lanyfs_fs *fs = cli_open(&rep, image, force);
+    if (fs == NULL)
+        goto out;
+    if (!cli_resolve(&rep, fs, path, &blk, &e))
+        goto out;
+    if (lanyfs_entry_is_dir(&e)) {
+        out_report_add(&rep, path, LANYFS_E_ISDIR, blk, lanyfs_strerror(LANYFS_E_ISDIR));
+        goto out;
+    }
+    copy_file(&rep, fs, path, &e);
+out:
+    lanyfs_fs_close(fs);
+    int rc = rep.exit_code;
+    out_report_free(&rep);
+    return rc;
+}
+
+const struct cli_command cmd_cat = {
+    "cat",
+    "[-f] IMAGE PATH",
+    "Write a file's bytes to standard output (holes as zeros).",
+    "Options:\n"
+    "  -f, --force  read an image whose superblock fails its checks\n"
+    "  -h, --help   show this help\n\n"
+    "Holes read as zeros; a note on stderr counts them.  A block that cannot be\n"
+    "read is written as zeros and reported, and the copy goes on (exit status 7).\n"
+    "A directory is refused.  --json is refused: use 'lanyfs stat --json'.\n",
+    run,
+};

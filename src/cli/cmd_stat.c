@@ -1,0 +1,302 @@
+/*
+ * cmd_stat.c -- `lanyfs stat [-f] [--json] IMAGE PATH`: everything the
+ * entry block of PATH says, and for a file the map of its data.
+ *
+ * Shown: block, type, write counter, size and blocks needed (files),
+ * created and modified (ISO 8601 UTC, with the raw offset in minutes),
+ * attributes, name, the tree links (left, right, and subtree or data), and
+ * for a file its data runs ("file blocks 0-9 -> disk 100-109", holes marked)
+ * and its extender blocks with their levels, from lanyfs_file_walk.
+ *
+ * The extender tree comes from the disk, so the walk is watched: an
+ * extender reached twice (a shared subtree, which would make the walk
+ * repeat whole subtrees) stops it and is reported, and so is any problem the
+ * walk met; what was gathered until then is still shown.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct run {
+    uint64_t fblk;  /* first file block */
+    uint64_t dblk;  /* first disk block, 0 for a hole */
+    uint64_t count; /* blocks */
+};
+
+struct ext {
+    uint64_t block; /* extender block */
+    unsigned level; /* its level */
+};
+
+struct walk {
+    GArray *runs;                 /* struct run */
+    GArray *exts;                 /* struct ext */
+    struct lanyfs_blockset *seen; /* extenders reached */
+    uint64_t repeated;            /* an extender reached twice, or 0 */
+    bool oom;                     /* the visited set ran out of memory */
+};
+
+static int on_extent(void *ctx, uint64_t fblk, uint64_t dblk, uint64_t count)
+{
+    struct walk *w = ctx;
+    struct run r = {fblk, dblk, count};
+    g_array_append_val(w->runs, r);
+    return 0;
+}
+
+static int on_extender(void *ctx, uint64_t blk, unsigned level)
+{
+    struct walk *w = ctx;
+    int added = lanyfs_blockset_add(w->seen, blk);
+    if (added < 0) {
+        w->oom = true;
+        return 1;
+    }
+    if (added == 0) {
+        w->repeated = blk;
+        return 1;
+    }
+    struct ext x = {blk, level};
+    g_array_append_val(w->exts, x);
+    return 0;
+}
+
+static void walk_file(struct out_report *rep, struct lanyfs_fs *fs, const char *where,
+                      const struct lanyfs_entry *e, struct walk *w)
+{
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    enum lanyfs_err rc = lanyfs_file_walk(fs, e, on_extent, on_extender, w, &err);
+    if (rc != LANYFS_OK)
+        out_report_error(rep, where, &err);
+    if (w->repeated != 0) {
+        char msg[160];
+        snprintf(msg, sizeof(msg), "extender %" PRIu64 " is reached twice in the file's tree "
+                 "(a shared subtree); the map stops there", w->repeated);
+        out_report_add(rep, where, LANYFS_E_CYCLE, w->repeated, msg);
+    }
+    if (w->oom)
+        out_report_add(rep, where, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+}
+
+static void field(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void field(const char *name, const char *fmt, ...)
+{
+    char label[64];
+    snprintf(label, sizeof(label), "%s:", name);
+    printf("%-16s", label);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+static void field_ts(const char *name, const struct lanyfs_ts *ts)
+{
+    char buf[OUT_TS_LEN];
+    out_ts_full(ts, buf, sizeof(buf));
+    field(name, "%s, raw offset %d min", buf, ts->offset);
+}
+
+static void print_text(const char *path, uint64_t blk, const struct lanyfs_entry *e,
+                       const struct lanyfs_geom *g, const struct walk *w)
+{
+    char *name = out_name(e);
+    char *shown = out_escape(path, strlen(path), 0);
+    char flags[OUT_ATTR_LEN], words[OUT_ATTR_WORDS_LEN];
+    out_attr_flags(e->attr, flags, sizeof(flags));
+    out_attr_words(e->attr, words, sizeof(words));
+    bool file = lanyfs_entry_is_file(e);
+
+    field("Path", "%s", shown);
+    field("Block", "%" PRIu64, blk);
+    field("Type", "%s (0x%02x)", out_type_name(e->type), e->type);
+    field("Write counter", "%u", e->wrcnt);
+    if (file) {
+        field("Size", "%" PRIu64 " bytes", e->size);
+        field("Blocks needed", "%" PRIu64, lanyfs_geom_blocks_for_size(g, e->size));
+    }
+    field_ts("Created", &e->created);
+    field_ts("Modified", &e->modified);
+    field("Attributes", "%s (%s) 0x%04x", flags, words, e->attr);
+    field("Name", "%s", name);
+    if (e->name_len > LANYFS_NAME_MAX)
+        field("Name length", "%zu bytes (no NUL within the field)", e->name_len);
+    else
+        field("Name length", "%zu bytes%s", e->name_len,
+              lanyfs_entry_name_ok(e) ? "" : " (not a valid name)");
+    field("Left", "%" PRIu64, e->left);
+    field("Right", "%" PRIu64, e->right);
+    if (!file) {
+        field("Subtree", "%" PRIu64, e->subtree);
+        goto out;
+    }
+    field("Data", "%" PRIu64 "%s", e->subtree, e->subtree ? " (top extender)" : " (none)");
+    field("Extenders", "%u", w->exts->len);
+    for (guint i = 0; i < w->exts->len; i++) {
+        const struct ext *x = &g_array_index(w->exts, struct ext, i);
+        printf("  extender %" PRIu64 " level %u\n", x->block, x->level);
+    }
+    field("Data runs", "%u", w->runs->len);
+    for (guint i = 0; i < w->runs->len; i++) {
+        const struct run *r = &g_array_index(w->runs, struct run, i);
+        uint64_t flast = r->fblk + (r->count - 1);
+        if (r->count == 1)
+            printf("  file block %" PRIu64, r->fblk);
+        else
+            printf("  file blocks %" PRIu64 "-%" PRIu64, r->fblk, flast);
+        if (r->dblk == 0)
+            printf(" -> hole\n");
+        else if (r->count == 1)
+            printf(" -> disk %" PRIu64 "\n", r->dblk);
+        else
+            printf(" -> disk %" PRIu64 "-%" PRIu64 "\n", r->dblk, r->dblk + (r->count - 1));
+    }
+out:
+    g_free(shown);
+    g_free(name);
+}
+
+static void print_json(JsonBuilder *b, uint64_t blk, const struct lanyfs_entry *e,
+                       const struct lanyfs_geom *g, const struct walk *w)
+{
+    bool file = lanyfs_entry_is_file(e);
+    json_builder_set_member_name(b, "entry");
+    json_builder_begin_object(b);
+    out_json_entry_fields(b, blk, e);
+    out_json_u64(b, "name_length", e->name_len);
+    if (file) {
+        out_json_u64(b, "blocks_needed", lanyfs_geom_blocks_for_size(g, e->size));
+    } else {
+        json_builder_set_member_name(b, "blocks_needed");
+        json_builder_add_null_value(b);
+    }
+    out_json_u64(b, "left", e->left);
+    out_json_u64(b, "right", e->right);
+    out_json_u64(b, file ? "data" : "subtree", e->subtree);
+    json_builder_end_object(b);
+
+    json_builder_set_member_name(b, "extenders");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < w->exts->len; i++) {
+        const struct ext *x = &g_array_index(w->exts, struct ext, i);
+        json_builder_begin_object(b);
+        out_json_u64(b, "block", x->block);
+        out_json_int(b, "level", x->level);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    json_builder_set_member_name(b, "runs");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < w->runs->len; i++) {
+        const struct run *r = &g_array_index(w->runs, struct run, i);
+        json_builder_begin_object(b);
+        out_json_u64(b, "file_block", r->fblk);
+        if (r->dblk == 0) {
+            json_builder_set_member_name(b, "disk_block");
+            json_builder_add_null_value(b);
+        } else {
+            out_json_u64(b, "disk_block", r->dblk);
+        }
+        out_json_u64(b, "count", r->count);
+        out_json_bool(b, "hole", r->dblk == 0);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+static int run(const struct cli_command *self, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"force", no_argument, NULL, 'f'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool force = false, json = false;
+    int ch;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'f':
+            force = true;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            return cli_help(self);
+        default:
+            return cli_bad_option(self, argv);
+        }
+    }
+    if (argc - optind != 2)
+        return cli_usage_error(self, "expects IMAGE and PATH");
+    const char *image = argv[optind];
+    const char *path = argv[optind + 1];
+
+    struct out_report rep;
+    out_report_init(&rep);
+    struct walk w = {
+        .runs = g_array_new(FALSE, FALSE, sizeof(struct run)),
+        .exts = g_array_new(FALSE, FALSE, sizeof(struct ext)),
+        .seen = lanyfs_blockset_new(),
+    };
+    JsonBuilder *b = NULL;
+    if (json) {
+        b = out_json_begin(self->name, image);
+        char *esc = out_escape(path, strlen(path), 0);
+        out_json_str(b, "path", esc);
+        g_free(esc);
+    }
+    uint64_t blk;
+    struct lanyfs_entry e;
+    struct lanyfs_fs *fs = cli_open(&rep, image, force);
+    if (fs == NULL)
+        goto out;
+    if (w.seen == NULL) {
+        out_report_add(&rep, NULL, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+        goto out;
+    }
+    if (!cli_resolve(&rep, fs, path, &blk, &e))
+        goto out;
+    if (lanyfs_entry_is_file(&e))
+        walk_file(&rep, fs, path, &e, &w);
+    if (json)
+        print_json(b, blk, &e, lanyfs_fs_geom(fs), &w);
+    else
+        print_text(path, blk, &e, lanyfs_fs_geom(fs), &w);
+out:
+    lanyfs_fs_close(fs);
+    int rc;
+    if (json) {
+        rc = out_json_end(b, &rep);
+    } else {
+        out_flush_stdout(&rep);
+        rc = rep.exit_code;
+    }
+    lanyfs_blockset_free(w.seen);
+    g_array_free(w.exts, TRUE);
+    g_array_free(w.runs, TRUE);
+    out_report_free(&rep);
+    return rc;
+}
+
+const struct cli_command cmd_stat = {
+    "stat",
+    "[-f] [--json] IMAGE PATH",
+    "Show an entry's block fields and, for a file, its data runs and extenders.",
+    "Options:\n"
+    "  -f, --force  read an image whose superblock fails its checks\n"
+    "      --json   write one JSON document (docs/json.md) instead of text\n"
+    "  -h, --help   show this help\n\n"
+    "Times are ISO 8601 UTC with the stored offset (minutes east of UTC) beside\n"
+    "them.  Data runs read \"file blocks A-B -> disk C-D\" or \"-> hole\"; the\n"
+    "extenders are listed in the order the walk meets them, with their levels.\n",
+    run,
+};

@@ -1,0 +1,480 @@
+/*
+ * output.c -- escaping, text values, problem reports and JSON helpers
+ * shared by the `lanyfs` commands (contract in output.h).
+ *
+ * The escaper decodes UTF-8 itself, strictly (no overlong forms, no
+ * surrogates, nothing above U+10FFFF), and lets a character through only
+ * when GLib calls it printable and it is no line or paragraph separator;
+ * everything else is shown byte by byte as \xNN.  So the escaped form is
+ * always valid UTF-8 (json-glib needs that) and can never move a cursor,
+ * clear a screen or turn text around.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "output.h"
+
+/* ---- escaping ------------------------------------------------------------ */
+
+/*
+ * Length of the valid UTF-8 sequence at p (at most n bytes), 0 when the
+ * bytes there are not one; *cp receives the code point.
+ */
+static size_t utf8_decode(const uint8_t *p, size_t n, gunichar *cp)
+{
+    uint8_t c = p[0];
+    size_t len;
+    gunichar v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        v = c & 0x1F;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        v = c & 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        v = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+static bool shows_as_is(gunichar cp)
+{
+    if (cp < 0x20 || cp == 0x7F)
+        return false;
+    if (cp < 0x7F)
+        return true;
+    GUnicodeType t = g_unichar_type(cp);
+    if (t == G_UNICODE_LINE_SEPARATOR || t == G_UNICODE_PARAGRAPH_SEPARATOR)
+        return false;
+    return g_unichar_isprint(cp);
+}
+
+char *out_escape(const void *src, size_t len, unsigned flags)
+{
+    const uint8_t *p = src;
+    GString *s = g_string_sized_new(len + 8);
+    size_t i = 0;
+    while (i < len) {
+        gunichar cp;
+        size_t n = utf8_decode(p + i, len - i, &cp);
+        if (n == 0 || !shows_as_is(cp) || (cp == '/' && (flags & OUT_ESC_SLASH))) {
+            g_string_append_printf(s, "\\x%02x", p[i]);
+            i++;
+        } else if (cp == '\\') {
+            g_string_append(s, "\\\\");
+            i++;
+        } else {
+            g_string_append_len(s, (const char *)p + i, (gssize)n);
+            i += n;
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *out_name(const struct lanyfs_entry *e)
+{
+    size_t len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
+    if (len == 0)
+        return g_strdup("\\x00");
+    return out_escape(e->name, len, OUT_ESC_SLASH);
+}
+
+char *out_hex(const void *src, size_t len)
+{
+    static const char digits[] = "0123456789abcdef";
+    const uint8_t *p = src;
+    char *s = g_malloc(len * 2 + 1);
+    for (size_t i = 0; i < len; i++) {
+        s[2 * i] = digits[p[i] >> 4];
+        s[2 * i + 1] = digits[p[i] & 0xF];
+    }
+    s[len * 2] = '\0';
+    return s;
+}
+
+/* ---- values shown in text -------------------------------------------- */
+
+void out_ts_utc(const struct lanyfs_ts *ts, char *buf, size_t len)
+{
+    struct lanyfs_ts utc = *ts;
+    if (lanyfs_ts_is_unset(ts)) {
+        lanyfs_ts_format(ts, buf, len);
+        return;
+    }
+    utc.offset = 0;
+    lanyfs_ts_format(&utc, buf, len);
+}
+
+void out_ts_full(const struct lanyfs_ts *ts, char *buf, size_t len)
+{
+    lanyfs_ts_format(ts, buf, len);
+    if (!lanyfs_ts_is_unset(ts) && !lanyfs_ts_is_valid(ts)) {
+        size_t n = strlen(buf);
+        if (n < len)
+            snprintf(buf + n, len - n, ", invalid");
+    }
+}
+
+static const struct {
+    uint16_t bit;     /* LANYFS_ATTR_* */
+    char flag;        /* its letter in the flag string */
+    const char *word; /* its name */
+} attr_table[] = {
+    {LANYFS_ATTR_NOWRITE, 'w', "no-write"},
+    {LANYFS_ATTR_NOEXEC, 'x', "no-exec"},
+    {LANYFS_ATTR_HIDDEN, 'h', "hidden"},
+    {LANYFS_ATTR_ARCHIVE, 'a', "archive"},
+};
+#define ATTR_KNOWN                                                                             \
+    (LANYFS_ATTR_NOWRITE | LANYFS_ATTR_NOEXEC | LANYFS_ATTR_HIDDEN | LANYFS_ATTR_ARCHIVE)
+
+void out_attr_flags(uint16_t attr, char *buf, size_t len)
+{
+    char s[OUT_ATTR_LEN];
+    size_t n = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(attr_table); i++)
+        s[n++] = (attr & attr_table[i].bit) ? attr_table[i].flag : '-';
+    if (attr & ~ATTR_KNOWN)
+        s[n++] = '+';
+    s[n] = '\0';
+    snprintf(buf, len, "%s", s);
+}
+
+void out_attr_words(uint16_t attr, char *buf, size_t len)
+{
+    GString *s = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(attr_table); i++)
+        if (attr & attr_table[i].bit)
+            g_string_append_printf(s, "%s%s", s->len ? ", " : "", attr_table[i].word);
+    if (attr & ~ATTR_KNOWN)
+        g_string_append_printf(s, "%sundefined 0x%04x", s->len ? ", " : "",
+                               (unsigned)(attr & ~ATTR_KNOWN));
+    snprintf(buf, len, "%s", s->len ? s->str : "none");
+    g_string_free(s, TRUE);
+}
+
+const char *out_type_name(uint8_t type)
+{
+    switch (type) {
+    case LANYFS_TYPE_FREE:
+        return "free";
+    case LANYFS_TYPE_DIR:
+        return "directory";
+    case LANYFS_TYPE_FILE:
+        return "file";
+    case LANYFS_TYPE_CHAIN:
+        return "chain";
+    case LANYFS_TYPE_EXT:
+        return "extender";
+    case LANYFS_TYPE_DATA:
+        return "data";
+    case LANYFS_TYPE_SUPER:
+        return "superblock";
+    case LANYFS_TYPE_BAD:
+        return "bad";
+    default:
+        return "unknown";
+    }
+}
+
+/* ---- problems and exit status ---------------------------------------- */
+
+enum lanyfs_exit out_exit_for_err(enum lanyfs_err code)
+{
+    /* One row per core code; -Wswitch names any code added without a row. */
+    switch (code) {
+    case LANYFS_OK:          return LANYFS_EXIT_OK;
+    case LANYFS_E_IO:        return LANYFS_EXIT_ERROR;
+    case LANYFS_E_TRUNCATED: return LANYFS_EXIT_TRUNCATED;
+    case LANYFS_E_RANGE:     return LANYFS_EXIT_CORRUPT;
+    case LANYFS_E_BADMAGIC:  return LANYFS_EXIT_NOTLANYFS;
+    case LANYFS_E_VERSION:   return LANYFS_EXIT_UNSUPPORTED;
+    case LANYFS_E_GEOMETRY:  return LANYFS_EXIT_UNSUPPORTED;
+    case LANYFS_E_BADTYPE:   return LANYFS_EXIT_CORRUPT;
+    case LANYFS_E_CORRUPT:   return LANYFS_EXIT_CORRUPT;
+    case LANYFS_E_CYCLE:     return LANYFS_EXIT_CORRUPT;
+    case LANYFS_E_NOTFOUND:  return LANYFS_EXIT_NOTFOUND;
+    case LANYFS_E_NOTDIR:    return LANYFS_EXIT_NOTFOUND;
+    case LANYFS_E_ISDIR:     return LANYFS_EXIT_ERROR;
+    case LANYFS_E_EXISTS:    return LANYFS_EXIT_ERROR;
+    case LANYFS_E_NAME:      return LANYFS_EXIT_USAGE;
+    case LANYFS_E_NOTEMPTY:  return LANYFS_EXIT_ERROR;
+    case LANYFS_E_NOSPC:     return LANYFS_EXIT_ERROR;
+    case LANYFS_E_FBIG:      return LANYFS_EXIT_ERROR;
+    case LANYFS_E_NOMEM:     return LANYFS_EXIT_ERROR;
+    case LANYFS_E_INVAL:     return LANYFS_EXIT_USAGE;
+    case LANYFS_E_READONLY:  return LANYFS_EXIT_ERROR;
+    case LANYFS_E_COUNT:     break;
+    }
+    return LANYFS_EXIT_ERROR;
+}
+
+static const char *const err_ident[LANYFS_E_COUNT] = {
+#define OUT_X_IDENT(code, text) [code] = #code,
+    LANYFS_ERRORS(OUT_X_IDENT)
+#undef OUT_X_IDENT
+};
+
+const char *out_err_name(enum lanyfs_err code)
+{
+    /* Lowercased identifiers without their prefix, built once from the X-macro list. */
+    static char names[LANYFS_E_COUNT][32];
+    if ((unsigned)code >= LANYFS_E_COUNT)
+        return "unknown";
+    if (names[code][0] == '\0') {
+        const char *id = err_ident[code];
+        if (g_str_has_prefix(id, "LANYFS_E_"))
+            id += strlen("LANYFS_E_");
+        else if (g_str_has_prefix(id, "LANYFS_"))
+            id += strlen("LANYFS_");
+        size_t i = 0;
+        for (; id[i] != '\0' && i < sizeof(names[code]) - 1; i++)
+            names[code][i] = g_ascii_tolower(id[i]);
+        names[code][i] = '\0';
+    }
+    return names[code];
+}
+
+static void problem_free(gpointer p)
+{
+    struct out_problem *pr = p;
+    g_free(pr->where);
+    g_free(pr->message);
+    g_free(pr);
+}
+
+void out_report_init(struct out_report *r)
+{
+    r->items = g_ptr_array_new_with_free_func(problem_free);
+    r->exit_code = LANYFS_EXIT_OK;
+}
+
+void out_report_free(struct out_report *r)
+{
+    if (r->items != NULL)
+        g_ptr_array_free(r->items, TRUE);
+    r->items = NULL;
+}
+
+void out_report_status(struct out_report *r, int exit_code)
+{
+    if (r->exit_code == LANYFS_EXIT_OK)
+        r->exit_code = exit_code;
+}
+
+void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
+                    uint64_t block, const char *message)
+{
+    struct out_problem *pr = g_new0(struct out_problem, 1);
+    pr->where = where ? out_escape(where, strlen(where), 0) : NULL;
+    pr->code = code;
+    pr->block = block;
+    pr->message = out_escape(message, strlen(message), 0);
+    if (pr->where != NULL)
+        fprintf(stderr, "lanyfs: %s: %s\n", pr->where, pr->message);
+    else
+        fprintf(stderr, "lanyfs: %s\n", pr->message);
+    g_ptr_array_add(r->items, pr);
+    out_report_status(r, out_exit_for_err(code));
+}
+
+void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err)
+{
+    const char *msg = err->msg[0] != '\0' ? err->msg : lanyfs_strerror(err->code);
+    out_report_add(r, where, err->code, err->block, msg);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+JsonBuilder *out_json_begin(const char *command, const char *image)
+{
+    JsonBuilder *b = json_builder_new();
+    json_builder_begin_object(b);
+    out_json_str(b, "format", OUT_JSON_FORMAT);
+    out_json_str(b, "command", command);
+    if (image != NULL) {
+        char *esc = out_escape(image, strlen(image), 0);
+        out_json_str(b, "image", esc);
+        g_free(esc);
+    }
+    return b;
+}
+
+int out_json_end(JsonBuilder *b, struct out_report *r)
+{
+    json_builder_set_member_name(b, "problems");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < r->items->len; i++) {
+        const struct out_problem *pr = g_ptr_array_index(r->items, i);
+        json_builder_begin_object(b);
+        out_json_str(b, "where", pr->where);
+        out_json_str(b, "code", out_err_name(pr->code));
+        if (pr->block == LANYFS_NO_BLOCK) {
+            json_builder_set_member_name(b, "block");
+            json_builder_add_null_value(b);
+        } else {
+            out_json_u64(b, "block", pr->block);
+        }
+        out_json_str(b, "message", pr->message);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+    out_json_int(b, "exit_code", r->exit_code);
+    json_builder_end_object(b);
+
+    JsonNode *root = json_builder_get_root(b);
+    JsonGenerator *gen = json_generator_new();
+    json_generator_set_pretty(gen, TRUE);
+    json_generator_set_indent(gen, 2);
+    json_generator_set_root(gen, root);
+    gsize len = 0;
+    char *text = json_generator_to_data(gen, &len);
+    fwrite(text, 1, len, stdout);
+    fputc('\n', stdout);
+    g_free(text);
+    g_object_unref(gen);
+    json_node_unref(root);
+    g_object_unref(b);
+    out_flush_stdout(r);
+    return r->exit_code;
+}
+
+void out_json_u64(JsonBuilder *b, const char *key, uint64_t v)
+{
+    json_builder_set_member_name(b, key);
+    if (v <= (uint64_t)INT64_MAX) {
+        json_builder_add_int_value(b, (gint64)v);
+    } else {
+        char buf[24];
+        snprintf(buf, sizeof(buf), "%" PRIu64, v);
+        json_builder_add_string_value(b, buf);
+    }
+}
+
+void out_json_int(JsonBuilder *b, const char *key, int64_t v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_int_value(b, v);
+}
+
+void out_json_bool(JsonBuilder *b, const char *key, bool v)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_boolean_value(b, v);
+}
+
+void out_json_str(JsonBuilder *b, const char *key, const char *s)
+{
+    json_builder_set_member_name(b, key);
+    if (s == NULL)
+        json_builder_add_null_value(b);
+    else
+        json_builder_add_string_value(b, s);
+}
+
+void out_json_bytes(JsonBuilder *b, const char *key, const void *src, size_t len,
+                    unsigned flags)
+{
+    char *esc = out_escape(src, len, flags);
+    char *hex = out_hex(src, len);
+    char *hexkey = g_strconcat(key, "_hex", NULL);
+    out_json_str(b, key, esc);
+    out_json_str(b, hexkey, hex);
+    g_free(hexkey);
+    g_free(hex);
+    g_free(esc);
+}
+
+void out_json_ts(JsonBuilder *b, const char *key, const struct lanyfs_ts *ts)
+{
+    char iso[OUT_TS_LEN];
+    bool unset = lanyfs_ts_is_unset(ts);
+    json_builder_set_member_name(b, key);
+    json_builder_begin_object(b);
+    if (unset) {
+        out_json_str(b, "iso", NULL);
+    } else {
+        out_ts_utc(ts, iso, sizeof(iso));
+        out_json_str(b, "iso", iso);
+    }
+    out_json_bool(b, "unset", unset);
+    out_json_bool(b, "valid", !unset && lanyfs_ts_is_valid(ts));
+    out_json_int(b, "offset_minutes", ts->offset);
+    json_builder_end_object(b);
+}
+
+void out_json_attr(JsonBuilder *b, uint16_t attr)
+{
+    char flags[OUT_ATTR_LEN];
+    out_attr_flags(attr, flags, sizeof(flags));
+    out_json_int(b, "attr", attr);
+    out_json_str(b, "attr_flags", flags);
+    json_builder_set_member_name(b, "attributes");
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < G_N_ELEMENTS(attr_table); i++)
+        if (attr & attr_table[i].bit)
+            json_builder_add_string_value(b, attr_table[i].word);
+    if (attr & ~ATTR_KNOWN)
+        json_builder_add_string_value(b, "undefined");
+    json_builder_end_array(b);
+}
+
+void out_json_entry_fields(JsonBuilder *b, uint64_t block, const struct lanyfs_entry *e)
+{
+    char *name = out_name(e);
+    size_t len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
+    char *hex = out_hex(e->name, len);
+    out_json_str(b, "name", name);
+    out_json_str(b, "name_hex", hex);
+    out_json_bool(b, "name_ok", lanyfs_entry_name_ok(e));
+    out_json_str(b, "type", lanyfs_entry_is_dir(e) ? "directory" : lanyfs_entry_is_file(e)
+                                                                     ? "file"
+                                                                     : out_type_name(e->type));
+    out_json_int(b, "type_byte", e->type);
+    out_json_u64(b, "block", block);
+    out_json_int(b, "wrcnt", e->wrcnt);
+    if (lanyfs_entry_is_file(e)) {
+        out_json_u64(b, "size", e->size);
+    } else {
+        json_builder_set_member_name(b, "size");
+        json_builder_add_null_value(b);
+    }
+    out_json_attr(b, e->attr);
+    out_json_ts(b, "created", &e->created);
+    out_json_ts(b, "modified", &e->modified);
+    g_free(hex);
+    g_free(name);
+}
+
+/* ---- stdout --------------------------------------------------------------- */
+
+bool out_flush_stdout(struct out_report *r)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        struct lanyfs_error err;
+        lanyfs_fail(&err, LANYFS_E_IO, LANYFS_NO_BLOCK, "writing to standard output failed");
+        out_report_error(r, NULL, &err);
+        return false;
+    }
+    return true;
+}

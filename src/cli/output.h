@@ -1,0 +1,125 @@
+/*
+ * output.h -- what every `lanyfs` command shares for printing.
+ *
+ * Everything printed comes from a disk that may be hostile, so nothing from
+ * it reaches a terminal or a JSON document unescaped:
+ *
+ * - out_escape turns bytes into a string that is valid UTF-8 and holds no
+ *   control, format (bidi) or line-separator character.  A byte that is not
+ *   part of a printable, valid UTF-8 character becomes \xNN, a backslash
+ *   becomes \\, and with OUT_ESC_SLASH a '/' inside a name becomes \x2f, so
+ *   that a listed name never looks like a path.  An empty name is shown as
+ *   \x00, the byte the disk holds where the name should start.
+ * - struct out_report gathers the problems a command meets: each one is
+ *   printed at once to stderr as "lanyfs: WHERE: MESSAGE" and kept for the
+ *   "problems" array of the JSON output; the first one sets the exit status.
+ * - The JSON helpers write through a JsonBuilder; 64-bit values that do not
+ *   fit a signed 64-bit JSON integer (only hostile disks hold them) are
+ *   written as decimal strings, as docs/json.md says.
+ * - out_exit_for_err is the one table from enum lanyfs_err to exit status.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "exit_codes.h"
+#include "lanyfs.h"
+
+/* The version key of every JSON document; bump it when the shape changes. */
+#define OUT_JSON_FORMAT "lanyfs-tools/1"
+
+/* ---- escaping ------------------------------------------------------------ */
+
+#define OUT_ESC_SLASH 0x1 /* escape '/' too (names, labels) */
+
+/* The escaped form of len bytes at src, newly allocated (g_free). */
+char *out_escape(const void *src, size_t len, unsigned flags);
+/* An entry's name field, escaped as a name (OUT_ESC_SLASH). */
+char *out_name(const struct lanyfs_entry *e);
+/* Lowercase hex of len bytes, newly allocated (g_free). */
+char *out_hex(const void *src, size_t len);
+
+/* ---- values shown in text -------------------------------------------- */
+
+/* ISO 8601 in UTC into buf (OUT_TS_LEN bytes), without the offset note; "unset" when unset. */
+#define OUT_TS_LEN 80
+void out_ts_utc(const struct lanyfs_ts *ts, char *buf, size_t len);
+/* The core's full form (with the offset note) plus ", invalid" for a field out of range. */
+void out_ts_full(const struct lanyfs_ts *ts, char *buf, size_t len);
+/* Four flags w x h a ('-' when clear) and '+' when undefined bits are set: OUT_ATTR_LEN bytes. */
+#define OUT_ATTR_LEN 8
+void out_attr_flags(uint16_t attr, char *buf, size_t len);
+/* "no-write, no-exec" (or "none"), and "undefined 0x...." for other bits: OUT_ATTR_WORDS_LEN. */
+#define OUT_ATTR_WORDS_LEN 80
+void out_attr_words(uint16_t attr, char *buf, size_t len);
+/* A block type's name: "directory", "file", ... or "unknown". */
+const char *out_type_name(uint8_t type);
+
+/* ---- problems and exit status ---------------------------------------- */
+
+/* The exit status for a core error code: the one mapping table. */
+enum lanyfs_exit out_exit_for_err(enum lanyfs_err code);
+/* The code's name for JSON: "badmagic", "corrupt", ... */
+const char *out_err_name(enum lanyfs_err code);
+
+struct out_report {
+    GPtrArray *items; /* struct out_problem *, owned */
+    int exit_code;    /* the status the problems so far call for */
+};
+
+struct out_problem {
+    char *where;          /* escaped: a path, the image, a field (owned) */
+    enum lanyfs_err code; /* what kind of problem */
+    uint64_t block;       /* the block concerned, or LANYFS_NO_BLOCK */
+    char *message;        /* escaped sentence (owned) */
+};
+
+void out_report_init(struct out_report *r);
+void out_report_free(struct out_report *r);
+/*
+ * Print "lanyfs: WHERE: MESSAGE" to stderr (both escaped here; where may be
+ * NULL) and record it.  The exit status becomes the code's status unless an
+ * earlier problem already set one.
+ */
+void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
+                    uint64_t block, const char *message);
+/* The same for an error object from the core. */
+void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err);
+/* Set the status without a message (usage errors, output failures). */
+void out_report_status(struct out_report *r, int exit_code);
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* A builder with the object opened and "format", "command" and "image" set. */
+JsonBuilder *out_json_begin(const char *command, const char *image);
+/*
+ * Add "problems" and "exit_code" from the report, close the object, print
+ * the document to stdout and free the builder.  Returns the exit status
+ * (LANYFS_EXIT_ERROR when stdout fails).
+ */
+int out_json_end(JsonBuilder *b, struct out_report *r);
+
+void out_json_u64(JsonBuilder *b, const char *key, uint64_t v);
+void out_json_int(JsonBuilder *b, const char *key, int64_t v);
+void out_json_bool(JsonBuilder *b, const char *key, bool v);
+/* A string that is already escaped (valid UTF-8), or null when s is NULL. */
+void out_json_str(JsonBuilder *b, const char *key, const char *s);
+/* "KEY": escaped bytes and "KEY_hex": their hex. */
+void out_json_bytes(JsonBuilder *b, const char *key, const void *src, size_t len,
+                    unsigned flags);
+/* A timestamp object: iso, unset, valid, offset_minutes. */
+void out_json_ts(JsonBuilder *b, const char *key, const struct lanyfs_ts *ts);
+/* The attribute value, its flag string and the words as an array. */
+void out_json_attr(JsonBuilder *b, uint16_t attr);
+/* The fields every entry object has (ls entries, stat): name, type, block, times, ... */
+void out_json_entry_fields(JsonBuilder *b, uint64_t block, const struct lanyfs_entry *e);
+
+/* ---- stdout --------------------------------------------------------------- */
+
+/* Flush stdout; on failure report it and return false. */
+bool out_flush_stdout(struct out_report *r);
