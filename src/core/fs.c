@@ -231,9 +231,16 @@ enum lanyfs_err lanyfs_fs_write_block(struct lanyfs_fs *fs, uint64_t blk, const 
     cs->blk = blk;
     cs->valid = true;
     if (blk == 0) {
+        /* Follow a superblock rewrite, but not foreign bytes landing on block 0
+         * (the 2012 driver maps holes there, SPEC-§9.8): the geometry stays. */
+        struct lanyfs_super nsb;
+        lanyfs_super_decode(&nsb, buf);
         memcpy(fs->sb_raw, buf, fs->geom.blocksize);
-        lanyfs_super_decode(&fs->sb, buf);
-        fs->geom.blocks = fs->sb.blocks;
+        if (nsb.magic == LANYFS_MAGIC && nsb.blockbits == fs->geom.blockbits &&
+            nsb.addrlen == fs->geom.addrlen) {
+            fs->sb = nsb;
+            fs->geom.blocks = nsb.blocks;
+        }
     }
     return LANYFS_OK;
 }
