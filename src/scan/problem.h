@@ -1,0 +1,298 @@
+/*
+ * problem.h -- the findings catalogue: one stable code per problem.
+ *
+ * Every problem the scanner can report has one row here: a stable code,
+ * its severity, a message template, the repair fsck proposes, and whether
+ * preen (-p) may apply that repair unattended.  Code and tests refer to the
+ * codes (SCAN_PR_*), never to message text; the database stores the code.
+ *
+ * Codes are 0xPPNNNN: PP is the pass that finds the problem, NNNN its number
+ * within the pass.  Codes are never renumbered or reused; a retired code
+ * keeps its row with SCAN_PF_RETIRED.  scan_problem_table_verify() checks
+ * that the table is sorted and free of duplicates (run by the unit tests),
+ * as e2fsck's verify_problem_table does.
+ *
+ * Message templates use named fields in braces, filled from the finding:
+ * {block} {block2} {count} {count2} {path} {value} {value2} {text}.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum scan_severity {
+    SCAN_SEV_INFO = 0,     /* a fact worth knowing, nothing is wrong */
+    SCAN_SEV_WARNING = 1,  /* wasteful or suspicious; data is safe */
+    SCAN_SEV_ERROR = 2,    /* the filesystem is inconsistent */
+    SCAN_SEV_CRITICAL = 3, /* the filesystem cannot be read as it stands */
+};
+
+/* Flags of a catalogue row. */
+#define SCAN_PF_PREEN_OK 0x01   /* preen may apply the repair unattended */
+#define SCAN_PF_NO_REPAIR 0x02  /* nothing to repair: a report only */
+#define SCAN_PF_DRIVER 0x04     /* a mark the 2012 driver or formatter leaves (SPEC-§9) */
+#define SCAN_PF_RETIRED 0x08    /* no longer reported; the code stays reserved */
+
+/* Passes: the high byte of a code. */
+#define SCAN_PASS_SUPER 0x00    /* superblock and geometry */
+#define SCAN_PASS_TREE 0x01     /* directory trees */
+#define SCAN_PASS_FILE 0x02     /* files and extender trees */
+#define SCAN_PASS_FREE 0x03     /* the free list */
+#define SCAN_PASS_BLOCKS 0x04   /* block ownership and the sweep */
+#define SCAN_PASS_COUNTER 0x05  /* write counters and torn writes */
+#define SCAN_PASS_DRIVER 0x06   /* marks of the 2012 driver and formatter */
+
+/*
+ * X(NAME, code, severity, flags, message template, proposed repair).
+ * Keep sorted by code.
+ */
+#define SCAN_PROBLEMS(X)                                                                        \
+    /* ---- pass 0: superblock ---- */                                                          \
+    X(SB_BAD_MAGIC, 0x000001, SCAN_SEV_CRITICAL, 0,                                            \
+      "superblock magic is {value}, not \"LANY\"",                                             \
+      "infer the geometry from the blocks and write a new superblock")                         \
+    X(SB_BAD_TYPE, 0x000002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                               \
+      "superblock type byte is {value}, not 0xd0", "set the type byte to 0xd0")                \
+    X(SB_VERSION, 0x000003, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                              \
+      "superblock version {text} is newer than this tool reads", "none: use a newer tool")     \
+    X(SB_BAD_BLOCKSIZE, 0x000004, SCAN_SEV_CRITICAL, 0,                                        \
+      "superblock block size exponent {value} is outside 9..12",                               \
+      "infer the block size from the blocks")                                                  \
+    X(SB_BAD_ADDRLEN, 0x000005, SCAN_SEV_CRITICAL, 0,                                          \
+      "superblock address length {value} is outside 1..8 bytes",                               \
+      "infer the address length from the chain and extender blocks")                          \
+    X(SB_BLOCKS_SMALL, 0x000006, SCAN_SEV_ERROR, 0,                                            \
+      "superblock field 'blocks' is {value}, but the image holds {count} blocks",              \
+      "set 'blocks' from the image size and rebuild the free list over the new blocks")        \
+    X(SB_TRUNCATED, 0x000007, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                            \
+      "superblock field 'blocks' is {value}, but the image holds only {count} blocks",         \
+      "none: the image is truncated; copy the whole device")                                   \
+    X(SB_BLOCKS_OVER_ADDR, 0x000008, SCAN_SEV_ERROR, 0,                                        \
+      "superblock field 'blocks' is {value}, more than {count}, which its addresses reach",    \
+      "cap 'blocks' at what the addresses reach")                                              \
+    X(SB_ROOTDIR_RANGE, 0x000009, SCAN_SEV_CRITICAL, 0,                                        \
+      "superblock field 'rootdir' is {value}, outside the device",                             \
+      "search the blocks for the root directory")                                              \
+    X(SB_FREEHEAD_RANGE, 0x00000a, SCAN_SEV_ERROR, 0,                                          \
+      "superblock field 'freehead' is {value}, outside the device", "rebuild the free list")   \
+    X(SB_FREETAIL_RANGE, 0x00000b, SCAN_SEV_ERROR, 0,                                          \
+      "superblock field 'freetail' is {value}, outside the device", "rebuild the free list")   \
+    X(SB_BADBLOCKS_RANGE, 0x00000c, SCAN_SEV_WARNING, 0,                                       \
+      "superblock field 'badblocks' is {value}, outside the device",                           \
+      "clear 'badblocks'")                                                                     \
+    X(SB_FREEBLOCKS_WRONG, 0x00000d, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                       \
+      "superblock says {value} free blocks, the free list holds {count}",                      \
+      "set 'freeblocks' to the free list's count")                                             \
+    X(SB_TIME_INVALID, 0x00000e, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                           \
+      "superblock timestamp '{text}' is not a valid time", "set it to the check time")         \
+    X(SB_LABEL_NO_NUL, 0x00000f, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,            \
+      "volume label fills all 256 bytes without a NUL (2012 formatter, SPEC-9.16)",            \
+      "none")                                                                                  \
+    X(SB_GEOMETRY_INFERRED, 0x000010, SCAN_SEV_WARNING, 0,                                     \
+      "geometry inferred from the blocks: {text}",                                             \
+      "write a superblock with the inferred geometry")                                         \
+    X(SB_FORMAT_INTERRUPTED, 0x000011, SCAN_SEV_ERROR, 0,                                      \
+      "superblock has rootdir = freehead = 0: the format was interrupted (SPEC-9.16)",         \
+      "format the device again")                                                               \
+    X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                         \
+      "root directory block {block} has type {value}, not a directory",                       \
+      "search the blocks for the root directory, or make a new empty one")                     \
+    X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                               \
+      "the image holds {count} blocks past the filesystem's end", "none")                      \
+    /* ---- pass 1: directory trees ---- */                                                    \
+    X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                             \
+      "{path}: block {block} links to block {block2}, beyond the device end",                 \
+      "clear the link")                                                                        \
+    X(TREE_PTR_TYPE, 0x010002, SCAN_SEV_ERROR, 0,                                              \
+      "{path}: block {block} links to block {block2} of type {value}, which is no entry",     \
+      "clear the link")                                                                        \
+    X(TREE_CYCLE, 0x010003, SCAN_SEV_ERROR, 0,                                                 \
+      "{path}: block {block} links back to block {block2}: a cycle in the tree",              \
+      "cut the link that closes the cycle")                                                    \
+    X(TREE_ORDER, 0x010004, SCAN_SEV_ERROR, 0,                                                 \
+      "{path}: entry block {block} breaks the tree's order (greater names left)",             \
+      "rebuild the directory's tree, balanced")                                                \
+    X(TREE_DUP_NAME, 0x010005, SCAN_SEV_ERROR, 0,                                              \
+      "{path}: entry blocks {block} and {block2} share one name",                             \
+      "rename the second entry with a unique suffix")                                          \
+    X(TREE_NAME_EMPTY, 0x010006, SCAN_SEV_ERROR, 0,                                            \
+      "{path}: entry block {block} has an empty name", "give it the name 'block-{block}'")    \
+    X(TREE_NAME_NO_NUL, 0x010007, SCAN_SEV_ERROR, 0,                                           \
+      "{path}: entry block {block} has a name without NUL in 256 bytes",                      \
+      "cut the name at 255 bytes")                                                             \
+    X(TREE_NAME_SLASH, 0x010008, SCAN_SEV_WARNING, 0,                                          \
+      "{path}: entry block {block} has a name with '/'", "replace '/' with '_'")              \
+    X(TREE_REACHED_TWICE, 0x010009, SCAN_SEV_ERROR, 0,                                         \
+      "entry block {block} is reached from two places: {path} and {text}",                     \
+      "keep the first link, cut the second")                                                   \
+    X(TREE_TOO_DEEP, 0x01000a, SCAN_SEV_WARNING, SCAN_PF_NO_REPAIR,                            \
+      "{path}: directories nest deeper than {count} levels; the walk stops there", "none")    \
+    X(TREE_TIME_INVALID, 0x01000b, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                         \
+      "{path}: timestamp '{text}' is not a valid time", "set it to the check time")           \
+    X(TREE_UNREADABLE, 0x01000c, SCAN_SEV_ERROR, 0,                                            \
+      "{path}: block {block} cannot be read: {text}", "clear the link to it")                 \
+    /* ---- pass 2: files and extenders ---- */                                                \
+    X(FILE_DATA_RANGE, 0x020001, SCAN_SEV_ERROR, 0,                                            \
+      "{path}: data pointer {block2} lies beyond the device end", "clear the data pointer")    \
+    X(FILE_DATA_TYPE, 0x020002, SCAN_SEV_ERROR, 0,                                             \
+      "{path}: data pointer {block2} names a block of type {value}, not an extender",         \
+      "clear the data pointer")                                                                \
+    X(EXT_LEVEL_WRONG, 0x020003, SCAN_SEV_ERROR, 0,                                            \
+      "{path}: extender {block2} has level {value} below a level-{value2} extender {block}",  \
+      "clear the slot")                                                                        \
+    X(EXT_SLOT_RANGE, 0x020004, SCAN_SEV_ERROR, 0,                                             \
+      "{path}: extender {block} slot {count} holds {block2}, beyond the device end",          \
+      "clear the slot")                                                                        \
+    X(EXT_SLOT_METADATA, 0x020005, SCAN_SEV_ERROR, 0,                                          \
+      "{path}: extender {block} slot {count} maps block {block2}, which is {text}",           \
+      "clear the slot")                                                                        \
+    X(FILE_SIZE_UNMAPPED, 0x020006, SCAN_SEV_WARNING, 0,                                       \
+      "{path}: size {value} needs {count} blocks, the tree maps {count2}",                    \
+      "set the size to what the mapped blocks hold")                                           \
+    X(FILE_SIZE_EXCESS, 0x020007, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                          \
+      "{path}: the tree maps {count2} blocks past its size of {value} bytes",                 \
+      "free the blocks past the size")                                                         \
+    X(FILE_HOLES, 0x020008, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                  \
+      "{path}: {count} of its blocks are holes", "none")                                      \
+    X(EXT_TYPE, 0x020009, SCAN_SEV_ERROR, 0,                                                   \
+      "{path}: extender {block} slot maps block {block2} of type {value}, not an extender",   \
+      "clear the slot")                                                                        \
+    /* ---- pass 3: the free list ---- */                                                      \
+    X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                 \
+      "free list: chain block {block} links back to block {block2}: a cycle",                 \
+      "rebuild the free list")                                                                 \
+    X(FREE_PTR_RANGE, 0x030002, SCAN_SEV_ERROR, 0,                                             \
+      "free list: chain block {block} links to {block2}, beyond the device end",              \
+      "rebuild the free list")                                                                 \
+    X(FREE_END_WRONG, 0x030003, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                            \
+      "free list: 'freetail' is {block2}, but the list ends at chain block {block}",          \
+      "set 'freetail' to the last chain block")                                                \
+    X(FREE_SLOT_RANGE, 0x030004, SCAN_SEV_ERROR, 0,                                            \
+      "free list: chain block {block} slot {count} lists {block2}, beyond the device end",    \
+      "rebuild the free list")                                                                 \
+    X(FREE_SLOT_IN_USE, 0x030005, SCAN_SEV_ERROR, 0,                                           \
+      "free list: chain block {block} lists block {block2}, which {text} uses",               \
+      "remove the block from the free list")                                                   \
+    X(FREE_LISTED_TWICE, 0x030006, SCAN_SEV_ERROR, 0,                                          \
+      "free list: block {block2} is listed twice (chain blocks {block} and {value})",         \
+      "rebuild the free list")                                                                 \
+    X(FREE_CHAIN_TYPE, 0x030007, SCAN_SEV_WARNING, 0,                                          \
+      "free list: chain block {block} has type {value}, not 0x70", "rewrite it as a chain block") \
+    X(FREE_SLOT_METADATA, 0x030008, SCAN_SEV_ERROR, 0,                                         \
+      "free list: chain block {block} lists block {block2}, which is {text}",                 \
+      "remove the block from the free list")                                                   \
+    /* ---- pass 4: block ownership ---- */                                                    \
+    X(BLOCK_SHARED, 0x040001, SCAN_SEV_ERROR, 0,                                               \
+      "block {block} is owned by {path} and by {text}",                                        \
+      "give the second owner a copy in a fresh block")                                         \
+    X(BLOCKS_LEAKED, 0x040002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                             \
+      "{count} blocks are neither used nor free (first: {block})",                             \
+      "add them to the free list")                                                             \
+    X(ORPHAN_ENTRY, 0x040003, SCAN_SEV_WARNING, 0,                                             \
+      "orphaned {text} '{path}' at block {block}: no directory reaches it",                   \
+      "move it to /lost+found")                                                                \
+    X(DELETED_ENTRY, 0x040004, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                               \
+      "deleted {text} '{path}' at block {block}: {count} of {count2} data blocks intact",     \
+      "none (undelete on request)")                                                            \
+    X(BLOCK_UNREADABLE, 0x040005, SCAN_SEV_ERROR, SCAN_PF_NO_REPAIR,                           \
+      "block {block} cannot be read: {text}", "none: copy the device and retry")              \
+    /* ---- pass 5: write counters and torn writes ---- */                                     \
+    X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                       \
+      "chain block {block}: counter {value} is lower than its {count} slot changes allow",     \
+      "rewrite the block when the free list is rebuilt")                                       \
+    X(TORN_SECTORS, 0x050002, SCAN_SEV_WARNING, 0,                                             \
+      "block {block}: its first sector and sector {count} tell different stories ({text})",   \
+      "treat the block as damaged")                                                            \
+    X(ENTRY_NEVER_WRITTEN, 0x050003, SCAN_SEV_WARNING, 0,                                      \
+      "{path}: entry block {block} was created but never written back (counter 0)",           \
+      "check its size against its mapped blocks")                                              \
+    X(SB_STALE_FREEHEAD, 0x050004, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                         \
+      "superblock's freehead {block} was handed out: its rewrite did not land",                \
+      "rebuild the free list")                                                                 \
+    /* ---- pass 6: marks of the 2012 driver and formatter ---- */                             \
+    X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,  \
+      "{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)",    \
+      "none")                                                                                  \
+    X(MARK_LAST_SLOT_FILLED, 0x060002, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,       \
+      "{count} chain blocks have their last slot filled, which the driver never pops "          \
+      "(SPEC-9.1)",                                                                             \
+      "move those blocks to slots the driver uses")                                            \
+    X(MARK_LAST_SLOT_LEAK, 0x060003, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,      \
+      "{count} blocks leaked through the last slot of consumed chain blocks (SPEC-9.1)",       \
+      "add them to the free list")                                                             \
+    X(MARK_UNCOUNTED_PUSH, 0x060004, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,         \
+      "'freeblocks' is {count} lower than the free list: pushes the driver did not count "      \
+      "(SPEC-9.2)",                                                                             \
+      "set 'freeblocks' to the free list's count")                                             \
+    X(MARK_FREETAIL_STALE, 0x060005, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,         \
+      "'freetail' names the head chain block {block}, as the driver leaves it (SPEC-9.3)",     \
+      "set 'freetail' to the last chain block")                                                \
+    X(MARK_FREELIST_CUT, 0x060006, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,        \
+      "{count} blocks were cut off the free list when chain block {block} was relinked "        \
+      "(SPEC-9.3)",                                                                             \
+      "add them to the free list")                                                             \
+    X(MARK_EXTENDER_LEAK, 0x060007, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,       \
+      "{count} extender blocks of deleted or truncated files were never freed (SPEC-9.4)",     \
+      "add them to the free list")                                                             \
+    X(MARK_EXTENDER_FLOOD, 0x060008, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                           \
+      "{path}: {count} empty level-0 extenders from the driver's growth loop (SPEC-9.7)",      \
+      "free the orphaned extenders")                                                           \
+    X(MARK_FIRST_BLOCK_OVERWRITTEN, 0x060009, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                  \
+      "{path}: grew past {count} blocks; the driver wrote those blocks over its first ones "    \
+      "(SPEC-9.7)",                                                                             \
+      "cut the file to its first {count} blocks")                                              \
+    X(MARK_HOLE_TO_BLOCK0, 0x06000a, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                         \
+      "{path}: {count} holes map to block 0 under the driver, whose writes land on the "        \
+      "superblock (SPEC-9.8)",                                                                  \
+      "none")                                                                                  \
+    X(MARK_FAILED_DELETE, 0x06000b, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
+      "{path}: a delete failed in the tree after its data was freed; the entry maps only "      \
+      "holes (SPEC-9.9)",                                                                       \
+      "remove the entry")                                                                      \
+    X(MARK_RENAME_TWO_TREES, 0x06000c, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                         \
+      "{path}: entry block {block} sits in two directory trees after a failed rename "          \
+      "(SPEC-9.9)",                                                                             \
+      "keep the entry in the newer tree only")                                                 \
+    X(MARK_FROZEN_PARENT, 0x06000d, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
+      "{path}: its tree root still names freed block {block2} (rmdir froze its writeback, "     \
+      "SPEC-9.12)",                                                                             \
+      "rebuild the directory's tree")                                                          \
+    X(MARK_EXTRA_MAPPED, 0x06000e, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,           \
+      "{path}: maps {count} blocks past its size after rewrites (SPEC-9.13)",                  \
+      "free the blocks past the size")                                                         \
+    X(MARK_ENTRY_BECAME_CHAIN, 0x06000f, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                       \
+      "{path}: block {block} was freed and became a chain block while still linked "            \
+      "(SPEC-9.14)",                                                                            \
+      "cut the link to it")                                                                    \
+    X(MARK_TIME_DRIFT, 0x060010, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_NO_REPAIR,            \
+      "{path}: modified time lies {text} after its creation-era neighbours: the driver's "      \
+      "offset decoding (SPEC-9.15)",                                                            \
+      "none")                                                                                  \
+    X(MARK_ZERO_SIZE_EXTENDER, 0x060011, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,     \
+      "{path}: size 0 but still points at extender {block2} (SPEC-9.14)",                      \
+      "clear the data pointer and free the extender")
+
+enum scan_problem_code {
+#define SCAN_X_ENUM(name, code, sev, flags, msg, fix) SCAN_PR_##name = code,
+    SCAN_PROBLEMS(SCAN_X_ENUM)
+#undef SCAN_X_ENUM
+};
+
+struct scan_problem_info {
+    uint32_t code;              /* SCAN_PR_* */
+    const char *name;           /* "TREE_CYCLE", stable, for JSON and the database */
+    enum scan_severity severity;
+    unsigned flags;             /* SCAN_PF_* */
+    const char *message;        /* template with {fields} */
+    const char *repair;         /* what fsck proposes */
+};
+
+/* The row of a code, or NULL for an unknown one. */
+const struct scan_problem_info *scan_problem_lookup(uint32_t code);
+/* Every row, sorted by code. */
+const struct scan_problem_info *scan_problem_table(size_t *count);
+/* "info", "warning", "error", "critical". */
+const char *scan_severity_name(enum scan_severity s);
+/* 0 when sorted and unique; otherwise the first offending code. */
+uint32_t scan_problem_table_verify(void);
