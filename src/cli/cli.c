@@ -89,6 +89,10 @@ bool cli_resolve(struct out_report *r, struct lanyfs_fs *fs, const char *path, u
         out_report_add(r, path, rc, err.block, lanyfs_strerror(rc));
         return false;
     }
+    /* Core messages about a path may start with the path; it is in front already. */
+    size_t n = strlen(path);
+    if (strncmp(err.msg, path, n) == 0 && strncmp(err.msg + n, ": ", 2) == 0)
+        memmove(err.msg, err.msg + n + 2, strlen(err.msg + n + 2) + 1);
     out_report_error(r, path, &err);
     return false;
 }

@@ -5,7 +5,9 @@
  * that cannot be read (a corrupt extender, a slot beyond the device) costs
  * only that block: it is written as zeros, reported, and the copy goes on,
  * which is what a recovery wants.  Holes read as zeros too; a note on
- * stderr says how many hole blocks were met.  A directory is refused.
+ * stderr says how many hole blocks were met.  The copy stops where the
+ * device or the file's extender tree ends, even when the size field says
+ * more (reported as corruption).  A directory is refused.
  * There is no JSON form of file contents: --json is a usage error.
  */
 #include <getopt.h>
@@ -15,6 +17,50 @@
 
 #include "cli.h"
 
+#define EXT_LEVEL_MAX 63 /* deepest tree the core's reader follows */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/*
+ * How many bytes of e can hold data: no more than the device holds, no
+ * more than the top extender's tree maps, nothing without a data pointer.
+ * A size beyond that is reported and the copy stops there, so a hostile
+ * size cannot make the output endless.
+ */
+static uint64_t readable_size(struct out_report *rep, struct lanyfs_fs *fs, const char *where,
+                              const struct lanyfs_entry *e)
+{
+    const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
+    uint64_t cap = mul_sat(g->blocks, g->blocksize);
+    const char *what = "the device holds";
+    uint8_t buf[LANYFS_BLOCKSIZE_MAX];
+    struct lanyfs_ext_hdr h;
+    if (e->subtree == 0) {
+        cap = 0;
+        what = "a file without a data pointer holds";
+    } else if (lanyfs_fs_read_block(fs, e->subtree, buf, NULL) == LANYFS_OK) {
+        lanyfs_ext_decode(&h, buf);
+        if (h.type == LANYFS_TYPE_EXT && h.level <= EXT_LEVEL_MAX) {
+            uint64_t tree = mul_sat(lanyfs_geom_tree_capacity(g, h.level), g->blocksize);
+            if (tree < cap) {
+                cap = tree;
+                what = "its extender tree maps";
+            }
+        }
+    }
+    if (e->size <= cap)
+        return e->size;
+    char msg[200];
+    snprintf(msg, sizeof(msg), "size %" PRIu64 " bytes is more than %s (%" PRIu64 " bytes); "
+             "output stops there", e->size, what, cap);
+    out_report_add(rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg);
+    return cap;
+}
+
 /* Copy the file e to stdout; problems go to rep. */
 static void copy_file(struct out_report *rep, struct lanyfs_fs *fs, const char *where,
                       const struct lanyfs_entry *e)
@@ -23,10 +69,11 @@ static void copy_file(struct out_report *rep, struct lanyfs_fs *fs, const char *
     uint8_t buf[LANYFS_BLOCKSIZE_MAX];
     uint64_t holes = 0, failed = 0;
     struct lanyfs_error err;
-    for (uint64_t off = 0; off < e->size;) {
+    uint64_t size = readable_size(rep, fs, where, e);
+    for (uint64_t off = 0; off < size;) {
         size_t want = g->blocksize;
-        if (want > e->size - off)
-            want = (size_t)(e->size - off);
+        if (want > size - off)
+            want = (size_t)(size - off);
         size_t got = 0;
         lanyfs_error_clear(&err);
         if (lanyfs_file_pread(fs, e, off, buf, want, &got, &holes, &err) != LANYFS_OK) {
@@ -110,12 +157,14 @@ out:
 const struct cli_command cmd_cat = {
     "cat",
     "[-f] IMAGE PATH",
-    "Write a file's bytes to standard output (holes as zeros).",
+    "Write a file's bytes to standard output.",
     "Options:\n"
     "  -f, --force  read an image whose superblock fails its checks\n"
     "  -h, --help   show this help\n\n"
     "Holes read as zeros; a note on stderr counts them.  A block that cannot be\n"
     "read is written as zeros and reported, and the copy goes on (exit status 7).\n"
+    "The copy stops where the extender tree or the device ends, whatever the\n"
+    "size says (reported, exit status 7).\n"
     "A directory is refused.  --json is refused: use 'lanyfs stat --json'.\n",
     run,
 };

@@ -91,7 +91,8 @@ static void print_text(const struct lanyfs_super *sb, const struct derived *d,
         field("Block size", "%" PRIu32 " bytes (exponent %u)", d->g.blocksize, sb->blockbits);
     else
         field("Block size", "exponent %u", sb->blockbits);
-    field("Address length", "%u bytes (%u bit)", sb->addrlen, sb->addrlen * 8u);
+    field("Address length", "%u byte%s (%u bit)", sb->addrlen, sb->addrlen == 1 ? "" : "s",
+          sb->addrlen * 8u);
     field("Root directory", "%" PRIu64, sb->rootdir);
     field("Blocks", "%" PRIu64, sb->blocks);
     field("Free head", "%" PRIu64, sb->freehead);
@@ -118,7 +119,14 @@ static void print_text(const struct lanyfs_super *sb, const struct derived *d,
     }
     field("Image size", "%" PRIu64 " bytes", d->image_bytes);
     if (d->geom_ok) {
-        field("Image blocks", "%" PRIu64, d->image_blocks);
+        if (d->image_blocks > sb->blocks)
+            field("Image blocks", "%" PRIu64 " (%" PRIu64 " more than 'blocks')",
+                  d->image_blocks, d->image_blocks - sb->blocks);
+        else if (d->image_blocks < sb->blocks)
+            field("Image blocks", "%" PRIu64 " (%" PRIu64 " fewer than 'blocks')",
+                  d->image_blocks, sb->blocks - d->image_blocks);
+        else
+            field("Image blocks", "%" PRIu64, d->image_blocks);
         field("Overhead", "%" PRIu64 " bytes", d->overhead);
     } else {
         field("Image blocks", "unknown (invalid geometry)");
@@ -270,7 +278,7 @@ out:
 const struct cli_command cmd_info = {
     "info",
     "[--json] IMAGE",
-    "Show every superblock field, the derived geometry and the superblock's problems.",
+    "Show the superblock, its problems and the geometry it implies.",
     "Options:\n"
     "  --json      write one JSON document (docs/json.md) instead of text\n"
     "  -h, --help  show this help\n\n"

@@ -7,12 +7,13 @@
  * attribute, which are skipped otherwise; -R descends into subdirectories.
  *
  * The descent uses an explicit work stack, never C recursion, so the disk
- * cannot choose the depth of the C stack.  A directory block that was
- * entered once is reported when it is reached again and not entered twice,
- * which ends every cycle; nesting deeper than DEPTH_MAX is reported and not
- * followed.  Problems lanyfs_dir_list met inside a tree (cycles, bad links,
- * disorder, bad names) go to stderr as "lanyfs: PATH: MESSAGE" and make the
- * exit status LANYFS_EXIT_CORRUPT, but everything reachable is listed.
+ * cannot choose the depth of the C stack.  Every directory block is
+ * claimed by the first path that reaches it; a second path to it is
+ * reported and not entered, which ends every cycle.  Nesting deeper than
+ * DEPTH_MAX is reported and not followed.  Problems lanyfs_dir_list met
+ * inside a tree (cycles, bad links, disorder, bad names) go to stderr as
+ * "lanyfs: PATH: MESSAGE" and make the exit status LANYFS_EXIT_CORRUPT, but
+ * everything reachable is listed.
  * Names are escaped (output.h).
  */
 #include <getopt.h>
@@ -45,7 +46,7 @@ struct ls_ctx {
     struct out_report *rep;   /* problems */
     JsonBuilder *b;           /* JSON output, or NULL */
     GPtrArray *stack;         /* struct work *, owned */
-    GHashTable *entered;      /* directory block -> first display path */
+    GHashTable *claimed;      /* directory block -> first display path */
     unsigned listings;        /* directories printed so far */
 };
 
@@ -70,7 +71,9 @@ static void print_entry_text(const struct ls_ctx *c, uint64_t block, const struc
     if (c->o->longfmt) {
         char attr[OUT_ATTR_LEN], mod[OUT_TS_LEN], size[24];
         out_attr_flags(e->attr, attr, sizeof(attr));
-        out_ts_utc(&e->modified, mod, sizeof(mod));
+        struct lanyfs_ts secs = e->modified;
+        secs.nsec = 0; /* whole seconds keep the column straight; stat shows the rest */
+        out_ts_utc(&secs, mod, sizeof(mod));
         if (lanyfs_entry_is_file(e))
             snprintf(size, sizeof(size), "%" PRIu64, e->size);
         else
@@ -161,21 +164,33 @@ static void push_work(struct ls_ctx *c, char *path, uint64_t block, unsigned dep
     g_ptr_array_add(c->stack, w);
 }
 
-/* List one directory from the stack; queue its subdirectories under -R. */
-static void list_one(struct ls_ctx *c, struct work *w)
+/*
+ * Claim directory block blk for path: true the first time; afterwards the
+ * second path is reported (a directory reached twice) and false returned.
+ */
+static bool claim(struct ls_ctx *c, uint64_t blk, const char *path)
 {
-    const char *first = g_hash_table_lookup(c->entered, &w->block);
+    const char *first = g_hash_table_lookup(c->claimed, &blk);
     if (first != NULL) {
-        char *msg = g_strdup_printf("directory block %" PRIu64 " was entered already as %s; "
-                                    "not entered again", w->block, first);
-        out_report_add(c->rep, w->path, LANYFS_E_CYCLE, w->block, msg);
+        char *msg = g_strdup_printf("directory block %" PRIu64 " is reached again here; "
+                                    "listed as %s, not entered twice", blk, first);
+        out_report_add(c->rep, path, LANYFS_E_CYCLE, blk, msg);
         g_free(msg);
-        return;
+        return false;
     }
     gint64 *key = g_new(gint64, 1);
-    *key = (gint64)w->block;
-    g_hash_table_insert(c->entered, key, g_strdup(w->path));
+    *key = (gint64)blk;
+    g_hash_table_insert(c->claimed, key, g_strdup(path));
+    return true;
+}
 
+/*
+ * List one directory from the stack; under -R queue its subdirectories,
+ * each claimed when it is queued, so a directory reached twice is reported
+ * at the later, deeper place and the first place keeps it.
+ */
+static void list_one(struct ls_ctx *c, struct work *w)
+{
     struct lanyfs_dirlist l;
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
@@ -204,7 +219,10 @@ static void list_one(struct ls_ctx *c, struct work *w)
             g_free(path);
             continue;
         }
-        push_work(c, path, d->block, w->depth + 1);
+        if (claim(c, d->block, path))
+            push_work(c, path, d->block, w->depth + 1);
+        else
+            g_free(path);
     }
     listing_end(c);
     lanyfs_dirlist_free(&l);
@@ -230,6 +248,7 @@ static void list_path(struct ls_ctx *c, const char *path)
         g_free(display);
         return;
     }
+    claim(c, blk, display);
     push_work(c, display, blk, 0);
     while (c->stack->len > 0) {
         struct work *w = g_ptr_array_steal_index(c->stack, c->stack->len - 1);
@@ -287,7 +306,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         .o = &o,
         .rep = &rep,
         .stack = g_ptr_array_new_with_free_func(work_free),
-        .entered = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free),
+        .claimed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free),
     };
     if (o.json) {
         c.b = out_json_begin(self->name, image);
@@ -312,7 +331,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_flush_stdout(&rep);
         rc = rep.exit_code;
     }
-    g_hash_table_destroy(c.entered);
+    g_hash_table_destroy(c.claimed);
     g_ptr_array_free(c.stack, TRUE);
     out_report_free(&rep);
     return rc;
@@ -321,13 +340,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
 const struct cli_command cmd_ls = {
     "ls",
     "[-l] [-R] [-a] [-f] [--json] IMAGE [PATH]",
-    "List a directory (the root by default) or a file, sorted by name.",
+    "List a directory (the root by default), sorted by name.",
     "Options:\n"
     "  -l, --long       show type, attributes, size, modified time and block:\n"
     "                   TYPE ATTR SIZE MODIFIED BLOCK NAME, where TYPE is d or -,\n"
     "                   ATTR has w (no-write), x (no-exec), h (hidden), a (archive)\n"
     "                   or '-' for each, and '+' when undefined bits are set;\n"
     "                   SIZE is '-' for a directory, MODIFIED is ISO 8601 UTC\n"
+    "                   to the second\n"
     "  -R, --recursive  list subdirectories too, each under a \"PATH:\" header\n"
     "  -a, --all        show entries with the hidden attribute\n"
     "  -f, --force      read an image whose superblock fails its checks\n"

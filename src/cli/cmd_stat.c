@@ -118,7 +118,7 @@ static void print_text(const char *path, uint64_t blk, const struct lanyfs_entry
     field("Type", "%s (0x%02x)", out_type_name(e->type), e->type);
     field("Write counter", "%u", e->wrcnt);
     if (file) {
-        field("Size", "%" PRIu64 " bytes", e->size);
+        field("Size", "%" PRIu64 " byte%s", e->size, e->size == 1 ? "" : "s");
         field("Blocks needed", "%" PRIu64, lanyfs_geom_blocks_for_size(g, e->size));
     }
     field_ts("Created", &e->created);
@@ -128,7 +128,7 @@ static void print_text(const char *path, uint64_t blk, const struct lanyfs_entry
     if (e->name_len > LANYFS_NAME_MAX)
         field("Name length", "%zu bytes (no NUL within the field)", e->name_len);
     else
-        field("Name length", "%zu bytes%s", e->name_len,
+        field("Name length", "%zu byte%s%s", e->name_len, e->name_len == 1 ? "" : "s",
               lanyfs_entry_name_ok(e) ? "" : " (not a valid name)");
     field("Left", "%" PRIu64, e->left);
     field("Right", "%" PRIu64, e->right);
@@ -290,7 +290,7 @@ out:
 const struct cli_command cmd_stat = {
     "stat",
     "[-f] [--json] IMAGE PATH",
-    "Show an entry's block fields and, for a file, its data runs and extenders.",
+    "Show an entry's fields and, for a file, its data map.",
     "Options:\n"
     "  -f, --force  read an image whose superblock fails its checks\n"
     "      --json   write one JSON document (docs/json.md) instead of text\n"
