@@ -114,7 +114,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     bool force = false;
     int ch;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+fh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         switch (ch) {
         case 'f':
             force = true;

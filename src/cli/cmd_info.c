@@ -224,7 +224,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     bool json = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = true;

@@ -271,7 +271,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct ls_opts o = {0};
     int ch;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+lRafh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "lRafh", opts, NULL)) != -1) {
         switch (ch) {
         case 'l':
             o.longfmt = true;
