@@ -56,17 +56,7 @@ static bool reserved_zero(const struct lanyfs_super *sb)
            memcmp(sb->res112, zero, sizeof(sb->res112)) == 0;
 }
 
-__attribute__((format(printf, 2, 3))) static void field(const char *name, const char *fmt, ...)
-{
-    char label[64];
-    snprintf(label, sizeof(label), "%s:", name);
-    printf("%-26s", label);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
+#define field(...) out_field(26, __VA_ARGS__)
 
 static void field_ts(const char *name, const struct lanyfs_ts *ts)
 {

@@ -82,19 +82,7 @@ static void walk_file(struct out_report *rep, struct lanyfs_fs *fs, const char *
         out_report_add(rep, where, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
 }
 
-static void field(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void field(const char *name, const char *fmt, ...)
-{
-    char label[64];
-    snprintf(label, sizeof(label), "%s:", name);
-    printf("%-16s", label);
-    va_list ap;
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
+#define field(...) out_field(16, __VA_ARGS__)
 
 static void field_ts(const char *name, const struct lanyfs_ts *ts)
 {

@@ -10,6 +10,7 @@
  * clear a screen or turn text around.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -171,6 +172,18 @@ void out_attr_words(uint16_t attr, char *buf, size_t len)
                                (unsigned)(attr & ~ATTR_KNOWN));
     snprintf(buf, len, "%s", s->len ? s->str : "none");
     g_string_free(s, TRUE);
+}
+
+void out_field(int width, const char *name, const char *fmt, ...)
+{
+    char label[64];
+    snprintf(label, sizeof(label), "%s:", name);
+    printf("%-*s", width, label);
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
 }
 
 const char *out_type_name(uint8_t type)

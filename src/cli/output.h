@@ -57,6 +57,9 @@ void out_attr_flags(uint16_t attr, char *buf, size_t len);
 /* "no-write, no-exec" (or "none"), and "undefined 0x...." for other bits: OUT_ATTR_WORDS_LEN. */
 #define OUT_ATTR_WORDS_LEN 80
 void out_attr_words(uint16_t attr, char *buf, size_t len);
+/* One "Name:   value" line to stdout, the value starting at column width. */
+void out_field(int width, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* A block type's name: "directory", "file", ... or "unknown". */
 const char *out_type_name(uint8_t type);
 
