@@ -26,8 +26,9 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 }
 
 /*
- * How many bytes of e can hold data: no more than the device holds, no
- * more than the top extender's tree maps, nothing without a data pointer.
+ * How many bytes of e can hold data: no more than the device (and the
+ * image) holds, no more than the top extender's tree maps, nothing without
+ * a data pointer.
  * A size beyond that is reported and the copy stops there, so a hostile
  * size cannot make the output endless.
  */
@@ -35,8 +36,13 @@ static uint64_t readable_size(struct out_report *rep, struct lanyfs_fs *fs, cons
                               const struct lanyfs_entry *e)
 {
     const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
-    uint64_t cap = mul_sat(g->blocks, g->blocksize);
+    uint64_t blocks = g->blocks;
     const char *what = "the device holds";
+    if (lanyfs_fs_image_blocks(fs) < blocks) {
+        blocks = lanyfs_fs_image_blocks(fs);
+        what = "the image holds";
+    }
+    uint64_t cap = mul_sat(blocks, g->blocksize);
     uint8_t buf[LANYFS_BLOCKSIZE_MAX];
     struct lanyfs_ext_hdr h;
     if (e->subtree == 0) {
