@@ -10,7 +10,10 @@
 #     F in FIXTURE_DIR (a cat case: the bytes the fixture put in), or with
 #     "--stdout-ignore" nothing;
 #   - stderr equals EXPECTED_DIR/NAME.err (no such file: stderr must be empty);
-#   - with "--json": stdout is one valid lanyfs JSON document (JSONCHECK).
+#   - with "--json": stdout is one valid lanyfs JSON document (JSONCHECK);
+#   - with "--lines": stdout and stderr need only hold the expected lines in
+#     their order, other lines between them allowed (help screens, which
+#     grow with every command added to the table).
 # An argument "@esc:TEXT" is passed as printf '%b' TEXT, for bytes meson
 # strings cannot hold.  With LANYFS_REGEN=1 the expected files are written
 # instead of compared (review them before committing).
@@ -20,12 +23,13 @@ shift 7
 # meson may pass programs relative to the build folder; the command runs elsewhere.
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
 lanyfs=$(abspath "$lanyfs") jsoncheck=$(abspath "$jsoncheck")
-stdout_file="" stdout_ignore=0 json=0
+stdout_file="" stdout_ignore=0 json=0 lines=0
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case $1 in
     --stdout-file) stdout_file=$2; shift 2 ;;
     --stdout-ignore) stdout_ignore=1; shift ;;
     --json) json=1; shift ;;
+    --lines) lines=1; shift ;;
     *) echo "run-golden: unknown option $1" >&2; exit 99 ;;
   esac
 done
@@ -46,6 +50,16 @@ for a in "$@"; do
   esac
 done
 
+# same EXPECTED ACTUAL: exact, or with --lines the expected lines in order.
+same() {
+  if [ $lines = 1 ] && [ -s "$1" ]; then
+    awk 'BEGIN { n = 0; i = 0 } NR == FNR { want[n++] = $0; next } i < n && $0 == want[i] { i++ }
+         END { if (i < n) { print "missing line: " want[i]; exit 1 } }' "$1" "$2"
+  else
+    diff -u "$1" "$2"
+  fi
+}
+
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 (cd "$dir" && exec "$lanyfs" "${args[@]}") >"$tmp/out" 2>"$tmp/err"
@@ -65,14 +79,14 @@ else
       fail=1
     fi
   elif [ $stdout_ignore = 0 ]; then
-    if ! diff -u "$expected/$name.out" "$tmp/out"; then
+    if ! same "$expected/$name.out" "$tmp/out"; then
       echo "FAIL $name: stdout differs"
       fail=1
     fi
   fi
   experr=$expected/$name.err
   [ -f "$experr" ] || experr=/dev/null
-  if ! diff -u "$experr" "$tmp/err"; then
+  if ! same "$experr" "$tmp/err"; then
     echo "FAIL $name: stderr differs"
     fail=1
   fi
