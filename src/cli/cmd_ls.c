@@ -140,7 +140,7 @@ static void report_dir_problems(struct ls_ctx *c, const char *path,
 {
     if (l->problems == 0)
         return;
-    out_report_add(c->rep, path, l->first.code, l->first.block, l->first.msg);
+    out_report_add_shown(c->rep, path, l->first.code, l->first.block, l->first.msg);
     if ((l->problems & (l->problems - 1)) == 0)
         return; /* one kind only: the message above says it */
     GString *s = g_string_new("problems found in this directory: ");
@@ -151,7 +151,7 @@ static void report_dir_problems(struct ls_ctx *c, const char *path,
             any = true;
         }
     }
-    out_report_add(c->rep, path, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, s->str);
+    out_report_add_shown(c->rep, path, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, s->str);
     g_string_free(s, TRUE);
 }
 
@@ -174,7 +174,7 @@ static bool claim(struct ls_ctx *c, uint64_t blk, const char *path)
     if (first != NULL) {
         char *msg = g_strdup_printf("directory block %" PRIu64 " is reached again here; "
                                     "listed as %s, not entered twice", blk, first);
-        out_report_add(c->rep, path, LANYFS_E_CYCLE, blk, msg);
+        out_report_add_shown(c->rep, path, LANYFS_E_CYCLE, blk, msg);
         g_free(msg);
         return false;
     }
@@ -195,7 +195,7 @@ static void list_one(struct ls_ctx *c, struct work *w)
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
     if (lanyfs_dir_list(c->fs, w->block, &l, &err) != LANYFS_OK) {
-        out_report_error(c->rep, w->path, &err);
+        out_report_error_shown(c->rep, w->path, &err);
         return;
     }
     report_dir_problems(c, w->path, &l);
@@ -215,7 +215,7 @@ static void list_one(struct ls_ctx *c, struct work *w)
             char msg[80];
             snprintf(msg, sizeof(msg), "nested deeper than %d directories; not entered",
                      DEPTH_MAX);
-            out_report_add(c->rep, path, LANYFS_E_CORRUPT, d->block, msg);
+            out_report_add_shown(c->rep, path, LANYFS_E_CORRUPT, d->block, msg);
             g_free(path);
             continue;
         }

@@ -81,7 +81,7 @@ char *out_escape(const void *src, size_t len, unsigned flags)
         if (n == 0 || !shows_as_is(cp) || (cp == '/' && (flags & OUT_ESC_SLASH))) {
             g_string_append_printf(s, "\\x%02x", p[i]);
             i++;
-        } else if (cp == '\\') {
+        } else if (cp == '\\' && !(flags & OUT_ESC_KEEP_BSL)) {
             g_string_append(s, "\\\\");
             i++;
         } else {
@@ -295,14 +295,15 @@ void out_report_status(struct out_report *r, int exit_code)
         r->exit_code = exit_code;
 }
 
-void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
-                    uint64_t block, const char *message)
+/* Record and print a problem; takes ownership of where (escaped, or NULL). */
+static void report(struct out_report *r, char *where, enum lanyfs_err code, uint64_t block,
+                   const char *message)
 {
     struct out_problem *pr = g_new0(struct out_problem, 1);
-    pr->where = where ? out_escape(where, strlen(where), 0) : NULL;
+    pr->where = where;
     pr->code = code;
     pr->block = block;
-    pr->message = out_escape(message, strlen(message), 0);
+    pr->message = out_escape(message, strlen(message), OUT_ESC_KEEP_BSL);
     if (pr->where != NULL)
         fprintf(stderr, "lanyfs: %s: %s\n", pr->where, pr->message);
     else
@@ -311,10 +312,32 @@ void out_report_add(struct out_report *r, const char *where, enum lanyfs_err cod
     out_report_status(r, out_exit_for_err(code));
 }
 
+static const char *error_text(const struct lanyfs_error *err)
+{
+    return err->msg[0] != '\0' ? err->msg : lanyfs_strerror(err->code);
+}
+
+void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
+                    uint64_t block, const char *message)
+{
+    report(r, where ? out_escape(where, strlen(where), 0) : NULL, code, block, message);
+}
+
 void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err)
 {
-    const char *msg = err->msg[0] != '\0' ? err->msg : lanyfs_strerror(err->code);
-    out_report_add(r, where, err->code, err->block, msg);
+    out_report_add(r, where, err->code, err->block, error_text(err));
+}
+
+void out_report_add_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                          uint64_t block, const char *message)
+{
+    report(r, g_strdup(shown), code, block, message);
+}
+
+void out_report_error_shown(struct out_report *r, const char *shown,
+                            const struct lanyfs_error *err)
+{
+    out_report_add_shown(r, shown, err->code, err->block, error_text(err));
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

@@ -35,7 +35,8 @@
 
 /* ---- escaping ------------------------------------------------------------ */
 
-#define OUT_ESC_SLASH 0x1 /* escape '/' too (names, labels) */
+#define OUT_ESC_SLASH 0x1     /* escape '/' too (names) */
+#define OUT_ESC_KEEP_BSL 0x2  /* leave '\\' as it is (messages that hold shown names) */
 
 /* The escaped form of len bytes at src, newly allocated (g_free). */
 char *out_escape(const void *src, size_t len, unsigned flags);
@@ -87,12 +88,21 @@ void out_report_free(struct out_report *r);
 /*
  * Print "lanyfs: WHERE: MESSAGE" to stderr (both escaped here; where may be
  * NULL) and record it.  The exit status becomes the code's status unless an
- * earlier problem already set one.
+ * earlier problem already set one.  A message may hold names in shown form:
+ * its backslashes are kept (OUT_ESC_KEEP_BSL), everything else is escaped.
  */
 void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
                     uint64_t block, const char *message);
 /* The same for an error object from the core. */
 void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err);
+/*
+ * The same two with a where that is already in escaped, shown form (a path
+ * built from out_name parts), which is used as it is.
+ */
+void out_report_add_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                          uint64_t block, const char *message);
+void out_report_error_shown(struct out_report *r, const char *shown,
+                            const struct lanyfs_error *err);
 /* Set the status without a message (usage errors, output failures). */
 void out_report_status(struct out_report *r, int exit_code);
 

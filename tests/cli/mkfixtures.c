@@ -18,7 +18,8 @@
  *                   sparse level-3 tree built by hand
  *   hostile.img     names with terminal escapes, invalid UTF-8, '/', bidi
  *                   controls, a 256-byte name with no NUL, an empty name,
- *                   and a label with an escape sequence
+ *                   a label with an escape sequence, and tree damage below
+ *                   a directory whose name holds an escape
  *   cycle.img       a directory whose subtree leads back to an ancestor, a
  *                   tree cycle, a link beyond the device, a link to an
  *                   extender, an order violation
@@ -287,7 +288,13 @@ static void build_hostile(void)
     /* A directory with an escape in its name, holding a file, for -R paths. */
     uint64_t d = fx_entry_new(fx, LANYFS_TYPE_DIR, "dir\x1b[2J", 7);
     NEED(d != 0 && fx_link(fx, root, d) == 0);
-    NEED(fx_file(fx, d, "inner\x1b[Htxt", "x\n", 2) != 0);
+    uint64_t inner = fx_file(fx, d, "inner\x1b[Htxt", "x\n", 2);
+    NEED(inner != 0);
+    /* Damage below hostile names: problems must show the escaped path. */
+    uint64_t back = fx_mkdir(fx, d, "back\\dir");
+    NEED(back != 0);
+    fx_set_subtree(fx, back, d);
+    fx_set_left(fx, inner, 9999);
     fx_set_label(fx, "label\x1b]0;pwned\x07");
     save(fx, "hostile.img");
     fx_free(fx);
