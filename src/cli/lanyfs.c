@@ -18,7 +18,9 @@
     X(info)                \
     X(ls)                  \
     X(cat)                 \
-    X(stat)
+    X(stat)                \
+    X(replay)              \
+    X(simulate)
 
 #define CLI_X_DECLARE(name) extern const struct cli_command cmd_##name;
 LANYFS_COMMANDS(CLI_X_DECLARE)
