@@ -28,9 +28,8 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
 /*
  * How many bytes of e can hold data: no more than the device (and the
  * image) holds, no more than the top extender's tree maps, nothing without
- * a data pointer.
- * A size beyond that is reported and the copy stops there, so a hostile
- * size cannot make the output endless.
+ * a data pointer.  A size beyond that is reported and the copy stops
+ * there, so a hostile size cannot make the output endless.
  */
 static uint64_t readable_size(struct out_report *rep, struct lanyfs_fs *fs, const char *where,
                               const struct lanyfs_entry *e)
@@ -89,6 +88,8 @@ static void copy_file(struct out_report *rep, struct lanyfs_fs *fs, const char *
             memset(buf, 0, want);
             got = want;
         }
+        if (got == 0)
+            break; /* the reader clipped: nothing more to copy */
         if (fwrite(buf, 1, got, stdout) != got) {
             out_flush_stdout(rep);
             return;
