@@ -2,8 +2,8 @@
  * blockset.c -- a set of block numbers, for visited sets.
  *
  * Open addressing with linear probing over a power-of-two table, grown at
- * half load.  Block number UINT64_MAX marks an empty slot (no block has that
- * number: addresses stop at 2^64 - 1 and devices are smaller).
+ * half load.  UINT64_MAX marks an empty slot; as a member (a link read from
+ * an erased page is all ones) it is kept in a flag of its own.
  */
 #include <stdlib.h>
 
@@ -14,7 +14,8 @@
 struct lanyfs_blockset {
     uint64_t *slots; /* table of block numbers or EMPTY */
     size_t cap;      /* table size, a power of two */
-    size_t count;    /* members */
+    size_t count;    /* members, has_max included */
+    bool has_max;    /* UINT64_MAX is a member (it cannot live in the table) */
 };
 
 struct lanyfs_blockset *lanyfs_blockset_new(void)
@@ -63,8 +64,13 @@ static bool insert(uint64_t *slots, size_t cap, uint64_t blk)
 
 int lanyfs_blockset_add(struct lanyfs_blockset *s, uint64_t blk)
 {
-    if (blk == EMPTY)
-        return 0;
+    if (blk == EMPTY) {
+        if (s->has_max)
+            return 0;
+        s->has_max = true;
+        s->count++;
+        return 1;
+    }
     if ((s->count + 1) * 2 > s->cap) {
         size_t ncap = s->cap * 2;
         uint64_t *n = malloc(ncap * sizeof(*n));
@@ -88,7 +94,7 @@ int lanyfs_blockset_add(struct lanyfs_blockset *s, uint64_t blk)
 bool lanyfs_blockset_has(const struct lanyfs_blockset *s, uint64_t blk)
 {
     if (blk == EMPTY)
-        return false;
+        return s->has_max;
     size_t i = hash(blk, s->cap);
     while (s->slots[i] != EMPTY) {
         if (s->slots[i] == blk)

@@ -218,7 +218,16 @@ enum lanyfs_err lanyfs_dir_lookup(struct lanyfs_fs *fs, uint64_t dir, const char
         return lanyfs_fail(err, LANYFS_E_NOMEM, dir, "out of memory");
     uint64_t cur = d.subtree;
     rc = LANYFS_E_NOTFOUND;
+    const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
+    uint64_t from = dir;
     while (cur != 0) {
+        if (cur >= g->blocks) {
+            rc = lanyfs_fail(err, LANYFS_E_CORRUPT, cur,
+                             "directory %" PRIu64 ": block %" PRIu64 " links to block %" PRIu64
+                             ", beyond the device end (%" PRIu64 " blocks)",
+                             dir, from, cur, g->blocks);
+            goto out;
+        }
         int added = lanyfs_blockset_add(seen, cur);
         if (added < 0) {
             rc = lanyfs_fail(err, LANYFS_E_NOMEM, dir, "out of memory");
@@ -245,6 +254,7 @@ enum lanyfs_err lanyfs_dir_lookup(struct lanyfs_fs *fs, uint64_t dir, const char
             rc = LANYFS_OK;
             goto out;
         }
+        from = cur;
         cur = c < 0 ? n.left : n.right;
     }
     rc = lanyfs_fail(err, LANYFS_E_NOTFOUND, dir, "no entry of that name in directory block "

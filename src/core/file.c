@@ -8,8 +8,10 @@
  *
  * Nothing the disk says is trusted: the top block must be an extender, each
  * child an extender exactly one level lower (so the descent cannot loop and
- * is at most 64 steps), and every slot a block inside the device.  An empty
- * slot is a hole; holes read as zeros.
+ * is at most 64 steps), and every slot a block inside the device.  The walk
+ * also keeps a visited set, so a tree whose slots share a child (a DAG that
+ * would multiply its work) is reported instead of followed.  An empty slot
+ * is a hole; holes read as zeros.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,8 +26,13 @@ static enum lanyfs_err read_ext(struct lanyfs_fs *fs, uint64_t blk, int want_lev
                                 struct lanyfs_error *err)
 {
     enum lanyfs_err rc = lanyfs_fs_read_block(fs, blk, buf, err);
+    if (rc == LANYFS_E_RANGE && parent == LANYFS_NO_BLOCK)
+        return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
+                           "the file's data pointer names extender %" PRIu64
+                           ", beyond the device end",
+                           blk);
     if (rc == LANYFS_E_RANGE)
-        return lanyfs_fail(err, LANYFS_E_CORRUPT, parent,
+        return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
                            "block %" PRIu64 " maps extender %" PRIu64
                            ", beyond the device end",
                            parent, blk);
@@ -172,6 +179,7 @@ enum lanyfs_err lanyfs_file_walk(struct lanyfs_fs *fs, const struct lanyfs_entry
     struct runs r = {on_extent, ctx, 0, 0, 0, 0};
     struct frame frames[LEVEL_MAX + 1];
     uint8_t *mem = NULL;
+    struct lanyfs_blockset *seen = NULL;
     enum lanyfs_err first = LANYFS_OK;
     struct lanyfs_error suberr;
     struct lanyfs_ext_hdr h;
@@ -189,6 +197,11 @@ enum lanyfs_err lanyfs_file_walk(struct lanyfs_fs *fs, const struct lanyfs_entry
         goto out;
     mem = malloc((size_t)(toplevel + 1) * g->blocksize);
     if (mem == NULL) {
+        first = lanyfs_fail(err, LANYFS_E_NOMEM, e->subtree, "out of memory");
+        goto out;
+    }
+    seen = lanyfs_blockset_new();
+    if (seen == NULL || lanyfs_blockset_add(seen, e->subtree) < 0) {
         first = lanyfs_fail(err, LANYFS_E_NOMEM, e->subtree, "out of memory");
         goto out;
     }
@@ -229,6 +242,22 @@ enum lanyfs_err lanyfs_file_walk(struct lanyfs_fs *fs, const struct lanyfs_entry
             run_add(&r, fb, slot, count);
             continue;
         }
+        int fresh = lanyfs_blockset_add(seen, slot);
+        if (fresh <= 0) {
+            if (fresh < 0) {
+                first = lanyfs_fail(err, LANYFS_E_NOMEM, slot, "out of memory");
+                break;
+            }
+            /* No tree shares a block: a second path to an extender is damage,
+             * and following it could multiply the walk without bound. */
+            if (first == LANYFS_OK)
+                first = lanyfs_fail(err, LANYFS_E_CORRUPT, slot,
+                                    "extender %" PRIu64 " slot %u maps extender %" PRIu64
+                                    ", which the file's tree already reached",
+                                    f->blk, i, slot);
+            run_add(&r, fb, 0, count);
+            continue;
+        }
         struct frame *c = &frames[depth + 1];
         c->buf = mem + (size_t)(depth + 1) * g->blocksize;
         enum lanyfs_err rc = read_ext(fs, slot, (int)level - 1, f->blk, c->buf, &h, &suberr);
@@ -256,5 +285,6 @@ out_tail:
 out:
     run_flush(&r);
     free(mem);
+    lanyfs_blockset_free(seen);
     return first;
 }
