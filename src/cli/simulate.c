@@ -155,6 +155,15 @@ struct fpath {
     uint64_t complete;   /* complete_after, UINT64_MAX while unknown */
 };
 
+struct lostrec {
+    char *path;          /* owned */
+    bool dir;
+    uint64_t size;       /* as the operations left it */
+    char sha[65];        /* of those bytes */
+    const char *reason;  /* static */
+    uint64_t mount;      /* the mount after which it was found lost */
+};
+
 struct sim {
     const struct sim_opts *o;
     struct rng rng;
@@ -164,6 +173,7 @@ struct sim {
     GArray *ops;              /* struct oprec */
     GArray *mounts;           /* struct mountrec */
     GPtrArray *final;         /* struct fpath * */
+    GArray *lost;             /* struct lostrec */
     struct lanyfs_fs *fs;     /* final.img, read-write */
     struct lanyfs_writer *w;  /* the current mount */
     struct lanyfs_wlog *log;
@@ -189,6 +199,12 @@ static void fpath_free(gpointer p)
     g_free(f->path);
     g_free(f->bytes);
     g_free(f);
+}
+
+static void lostrec_clear(gpointer p)
+{
+    struct lostrec *l = p;
+    g_free(l->path);
 }
 
 static void oprec_clear(gpointer p)
@@ -347,28 +363,29 @@ static GByteArray *make_bytes(struct sim *s, uint64_t op, const char *path, uint
     return a;
 }
 
-/* A file size: mostly small, some up to a full level-0 extender, big_pct beyond. */
+/*
+ * A file size: a tenth empty, then under a block, a few blocks, up to 16
+ * blocks, up to a full level-0 extender (extmax blocks), each capped at a
+ * sixteenth of the device; big_pct percent of the time beyond extmax
+ * blocks (a level-1 tree), not capped.
+ */
 static uint64_t pick_size(struct sim *s)
 {
     uint64_t bs = s->geom.blocksize, em = s->geom.extmax;
-    uint64_t dev = s->o->size;
-    uint64_t cap = dev / 8;
-    uint64_t v;
-    if (rng_below(&s->rng, 100) < s->o->big_pct) {
-        v = rng_range(&s->rng, em * bs + 1, (em + em / 4 + 2) * bs);
-        return v;
-    }
-    uint64_t k = rng_below(&s->rng, 100);
+    uint64_t cap = s->o->size / 16;
+    if (rng_below(&s->rng, 100) < s->o->big_pct)
+        return rng_range(&s->rng, em * bs + 1, (em + em / 4 + 2) * bs);
+    uint64_t k = rng_below(&s->rng, 100), v;
     if (k < 10)
         v = 0;
-    else if (k < 35)
+    else if (k < 40)
         v = rng_range(&s->rng, 1, bs - 1);
-    else if (k < 70)
+    else if (k < 75)
         v = rng_range(&s->rng, bs, 4 * bs);
     else if (k < 92)
-        v = rng_range(&s->rng, 4 * bs, (em / 2 + 4) * bs);
+        v = rng_range(&s->rng, 4 * bs, 16 * bs);
     else
-        v = rng_range(&s->rng, (em / 2) * bs, em * bs);
+        v = rng_range(&s->rng, 16 * bs, em * bs);
     return v > cap ? cap : v;
 }
 
@@ -745,6 +762,8 @@ out:
 
 /* ---- phase 1: the operations ------------------------------------------------ */
 
+static enum lanyfs_err resync(struct sim *s, uint64_t mi, struct lanyfs_error *err);
+
 static enum lanyfs_err run_ops(struct sim *s, struct lanyfs_error *err)
 {
     enum lanyfs_err rc = LANYFS_OK;
@@ -807,6 +826,8 @@ static enum lanyfs_err run_ops(struct sim *s, struct lanyfs_error *err)
         s->sum.ops_ok--;
         mr.last_write = lanyfs_wlog_writes(s->log);
         g_array_append_val(s->mounts, mr);
+        if ((rc = resync(s, mi, err)) != LANYFS_OK)
+            goto out;
     }
 out:
     if (s->w != NULL) {
@@ -881,16 +902,18 @@ static gint fpath_cmp(gconstpointer a, gconstpointer b)
     return strcmp(x->path, y->path);
 }
 
-static enum lanyfs_err read_final(struct sim *s, struct lanyfs_error *err)
+/*
+ * Every path fs shows, sorted, into out (struct fpath *): directories once
+ * each (a directory reached again is listed but not entered), names that
+ * are no valid name skipped, a path met twice kept once.
+ */
+static enum lanyfs_err walk_tree(struct lanyfs_fs *fs, GPtrArray *out, struct lanyfs_error *err)
 {
-    struct lanyfs_fs *fs = NULL;
     struct lanyfs_blockset *seen = lanyfs_blockset_new();
     GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
     GArray *stack = g_array_new(FALSE, FALSE, sizeof(struct walkitem));
     uint64_t visited = 0;
-    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &fs, err);
-    if (rc != LANYFS_OK)
-        goto out;
+    enum lanyfs_err rc = LANYFS_OK;
     if (seen == NULL) {
         rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
         goto out;
@@ -936,12 +959,95 @@ static enum lanyfs_err read_final(struct sim *s, struct lanyfs_error *err)
                     g_array_append_val(stack, c);
                 }
             }
-            g_ptr_array_add(s->final, f);
+            g_ptr_array_add(out, f);
         }
         lanyfs_dirlist_free(&l);
         g_free(it.path);
     }
-    g_ptr_array_sort(s->final, fpath_cmp);
+    g_ptr_array_sort(out, fpath_cmp);
+out:
+    for (guint i = 0; i < stack->len; i++)
+        g_free(g_array_index(stack, struct walkitem, i).path);
+    g_array_free(stack, TRUE);
+    g_hash_table_destroy(names);
+    lanyfs_blockset_free(seen);
+    return rc;
+}
+
+static gint mnode_cmp(gconstpointer a, gconstpointer b)
+{
+    const struct mnode *x = *(struct mnode *const *)a, *y = *(struct mnode *const *)b;
+    return strcmp(x->path, y->path);
+}
+
+/*
+ * After unmount mi: record the model's paths the disk does not show as the
+ * operations left them, then take the disk's tree as the model, so the
+ * next mount's operations aim at what is really there (the 2012 driver
+ * loses changes: SPEC-§9.9, §9.12).
+ */
+static enum lanyfs_err resync(struct sim *s, uint64_t mi, struct lanyfs_error *err)
+{
+    GPtrArray *disk = g_ptr_array_new_with_free_func(fpath_free);
+    GHashTable *byname = g_hash_table_new(g_str_hash, g_str_equal);
+    enum lanyfs_err rc = walk_tree(s->fs, disk, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    for (guint i = 0; i < disk->len; i++) {
+        struct fpath *f = g_ptr_array_index(disk, i);
+        g_hash_table_insert(byname, f->path, f);
+    }
+    g_ptr_array_sort(s->nodes, mnode_cmp);
+    for (guint i = 0; i < s->nodes->len; i++) {
+        const struct mnode *n = g_ptr_array_index(s->nodes, i);
+        const struct fpath *f = g_hash_table_lookup(byname, n->path);
+        const char *reason = NULL;
+        if (f == NULL)
+            reason = "missing";
+        else if (f->dir != n->dir)
+            reason = "type differs";
+        else if (!n->dir && (!f->readable || f->size != n->data->len ||
+                             memcmp(f->bytes, n->data->data, n->data->len) != 0))
+            reason = "bytes differ";
+        if (reason == NULL)
+            continue;
+        struct lostrec l = {.path = g_strdup(n->path), .dir = n->dir, .reason = reason,
+                            .mount = mi};
+        if (!n->dir) {
+            l.size = n->data->len;
+            sha_hex(n->data->data, n->data->len, l.sha);
+        }
+        g_array_append_val(s->lost, l);
+        s->sum.lost++;
+    }
+    g_ptr_array_set_size(s->nodes, 0);
+    for (guint i = 0; i < disk->len; i++) {
+        struct fpath *f = g_ptr_array_index(disk, i);
+        if (!f->readable || f->size > G_MAXUINT)
+            continue;
+        struct mnode *n = g_new0(struct mnode, 1);
+        n->path = g_strdup(f->path);
+        n->dir = f->dir;
+        if (!f->dir) {
+            n->data = g_byte_array_sized_new((guint)f->size);
+            g_byte_array_append(n->data, f->bytes, (guint)f->size);
+        }
+        g_ptr_array_add(s->nodes, n);
+    }
+out:
+    g_hash_table_destroy(byname);
+    g_ptr_array_free(disk, TRUE);
+    return rc;
+}
+
+static enum lanyfs_err read_final(struct sim *s, struct lanyfs_error *err)
+{
+    struct lanyfs_fs *fs = NULL;
+    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &fs, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    if ((rc = walk_tree(fs, s->final, err)) != LANYFS_OK)
+        goto out;
     for (guint i = 0; i < s->final->len; i++) {
         struct fpath *f = g_ptr_array_index(s->final, i);
         const struct touch *t = g_hash_table_lookup(s->touched, f->path);
@@ -953,11 +1059,6 @@ static enum lanyfs_err read_final(struct sim *s, struct lanyfs_error *err)
     }
     s->sum.paths = s->final->len;
 out:
-    for (guint i = 0; i < stack->len; i++)
-        g_free(g_array_index(stack, struct walkitem, i).path);
-    g_array_free(stack, TRUE);
-    g_hash_table_destroy(names);
-    lanyfs_blockset_free(seen);
     lanyfs_fs_close(fs);
     return rc;
 }
@@ -1180,58 +1281,28 @@ static void truth_paths(struct sim *s, JsonBuilder *b)
     json_builder_end_array(b);
 }
 
-static gint mnode_cmp(gconstpointer a, gconstpointer b)
-{
-    const struct mnode *x = *(struct mnode *const *)a, *y = *(struct mnode *const *)b;
-    return strcmp(x->path, y->path);
-}
-
-/* The model's paths the final image does not show as the operations left them. */
+/* The model's paths a mount's end did not show as its operations left them. */
 static void truth_lost(struct sim *s, JsonBuilder *b)
 {
-    GHashTable *byname = g_hash_table_new(g_str_hash, g_str_equal);
-    for (guint i = 0; i < s->final->len; i++) {
-        struct fpath *f = g_ptr_array_index(s->final, i);
-        g_hash_table_insert(byname, f->path, f);
-    }
-    GPtrArray *sorted = g_ptr_array_new();
-    for (guint i = 0; i < s->nodes->len; i++)
-        g_ptr_array_add(sorted, g_ptr_array_index(s->nodes, i));
-    g_ptr_array_sort(sorted, mnode_cmp);
     json_builder_set_member_name(b, "lost");
     json_builder_begin_array(b);
-    for (guint i = 0; i < sorted->len; i++) {
-        const struct mnode *n = g_ptr_array_index(sorted, i);
-        const struct fpath *f = g_hash_table_lookup(byname, n->path);
-        const char *reason = NULL;
-        if (f == NULL)
-            reason = "missing";
-        else if (f->dir != n->dir)
-            reason = "type differs";
-        else if (!n->dir && (!f->readable || f->size != n->data->len ||
-                             memcmp(f->bytes, n->data->data, n->data->len) != 0))
-            reason = "bytes differ";
-        if (reason == NULL)
-            continue;
-        s->sum.lost++;
+    for (guint i = 0; i < s->lost->len; i++) {
+        const struct lostrec *l = &g_array_index(s->lost, struct lostrec, i);
         json_builder_begin_object(b);
-        json_str(b, "path", n->path);
-        out_json_str(b, "type", n->dir ? "directory" : "file");
-        if (n->dir) {
+        json_str(b, "path", l->path);
+        out_json_str(b, "type", l->dir ? "directory" : "file");
+        if (l->dir) {
             json_null(b, "size");
             json_null(b, "sha256");
         } else {
-            char sha[65];
-            sha_hex(n->data->data, n->data->len, sha);
-            out_json_u64(b, "size", n->data->len);
-            out_json_str(b, "sha256", sha);
+            out_json_u64(b, "size", l->size);
+            out_json_str(b, "sha256", l->sha);
         }
-        out_json_str(b, "reason", reason);
+        out_json_u64(b, "mount", l->mount);
+        out_json_str(b, "reason", l->reason);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    g_ptr_array_free(sorted, TRUE);
-    g_hash_table_destroy(byname);
 }
 
 static enum lanyfs_err write_truth(struct sim *s, struct lanyfs_error *err)
@@ -1399,6 +1470,8 @@ enum lanyfs_err sim_run(const struct sim_opts *o, const char *outdir, struct sim
     g_array_set_clear_func(s.ops, oprec_clear);
     s.mounts = g_array_new(FALSE, TRUE, sizeof(struct mountrec));
     s.final = g_ptr_array_new_with_free_func(fpath_free);
+    s.lost = g_array_new(FALSE, TRUE, sizeof(struct lostrec));
+    g_array_set_clear_func(s.lost, lostrec_clear);
     s.dir_base = g_build_filename(outdir, "base.img", NULL);
     s.dir_final = g_build_filename(outdir, "final.img", NULL);
     s.dir_log = g_build_filename(outdir, "writes.log", NULL);
@@ -1427,6 +1500,7 @@ out:
     g_array_free(s.ops, TRUE);
     g_array_free(s.mounts, TRUE);
     g_ptr_array_free(s.final, TRUE);
+    g_array_free(s.lost, TRUE);
     g_free(s.dir_base);
     g_free(s.dir_final);
     g_free(s.dir_log);
