@@ -8,10 +8,10 @@
  * for a file its data runs ("file blocks 0-9 -> disk 100-109", holes marked)
  * and its extender blocks with their levels, from lanyfs_file_walk.
  *
- * The extender tree comes from the disk, so the walk is watched: an
- * extender reached twice (a shared subtree, which would make the walk
- * repeat whole subtrees) stops it and is reported, and so is any problem the
- * walk met; what was gathered until then is still shown.
+ * The walk (the core's) walks around a broken map: a bad slot, a wrong
+ * level or an extender reached twice becomes a hole run and a problem,
+ * reported here as "lanyfs: PATH: MESSAGE" with exit status 7; the rest of
+ * the map is still shown.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -32,11 +32,8 @@ struct ext {
 };
 
 struct walk {
-    GArray *runs;                 /* struct run */
-    GArray *exts;                 /* struct ext */
-    struct lanyfs_blockset *seen; /* extenders reached */
-    uint64_t repeated;            /* an extender reached twice, or 0 */
-    bool oom;                     /* the visited set ran out of memory */
+    GArray *runs; /* struct run */
+    GArray *exts; /* struct ext */
 };
 
 static int on_extent(void *ctx, uint64_t fblk, uint64_t dblk, uint64_t count)
@@ -50,15 +47,6 @@ static int on_extent(void *ctx, uint64_t fblk, uint64_t dblk, uint64_t count)
 static int on_extender(void *ctx, uint64_t blk, unsigned level)
 {
     struct walk *w = ctx;
-    int added = lanyfs_blockset_add(w->seen, blk);
-    if (added < 0) {
-        w->oom = true;
-        return 1;
-    }
-    if (added == 0) {
-        w->repeated = blk;
-        return 1;
-    }
     struct ext x = {blk, level};
     g_array_append_val(w->exts, x);
     return 0;
@@ -72,14 +60,6 @@ static void walk_file(struct out_report *rep, struct lanyfs_fs *fs, const char *
     enum lanyfs_err rc = lanyfs_file_walk(fs, e, on_extent, on_extender, w, &err);
     if (rc != LANYFS_OK)
         out_report_error(rep, where, &err);
-    if (w->repeated != 0) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "extender %" PRIu64 " is reached twice in the file's tree "
-                 "(a shared subtree); the map stops there", w->repeated);
-        out_report_add(rep, where, LANYFS_E_CYCLE, w->repeated, msg);
-    }
-    if (w->oom)
-        out_report_add(rep, where, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
 }
 
 #define field(...) out_field(16, __VA_ARGS__)
@@ -233,7 +213,6 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct walk w = {
         .runs = g_array_new(FALSE, FALSE, sizeof(struct run)),
         .exts = g_array_new(FALSE, FALSE, sizeof(struct ext)),
-        .seen = lanyfs_blockset_new(),
     };
     JsonBuilder *b = NULL;
     if (json) {
@@ -247,10 +226,6 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct lanyfs_fs *fs = cli_open(&rep, image, force);
     if (fs == NULL)
         goto out;
-    if (w.seen == NULL) {
-        out_report_add(&rep, NULL, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
-        goto out;
-    }
     if (!cli_resolve(&rep, fs, path, &blk, &e))
         goto out;
     if (lanyfs_entry_is_file(&e))
@@ -268,7 +243,6 @@ out:
         out_flush_stdout(&rep);
         rc = rep.exit_code;
     }
-    lanyfs_blockset_free(w.seen);
     g_array_free(w.exts, TRUE);
     g_array_free(w.runs, TRUE);
     out_report_free(&rep);
