@@ -17,7 +17,7 @@
 
 #include "cli.h"
 
-#define EXT_LEVEL_MAX 63 /* deepest tree the core's reader follows */
+#define EXT_LEVEL_MAX LANYFS_EXT_LEVEL_MAX /* deepest tree the core's reader follows */
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {

@@ -44,8 +44,10 @@ static bool vec_push(struct dirvec *d, uint64_t blk, const struct lanyfs_entry *
     return true;
 }
 
-__attribute__((format(printf, 4, 5))) static void note(struct lanyfs_dirlist *out, unsigned what,
-                                                       uint64_t blk, const char *fmt, ...)
+/* Record a problem; the first one keeps its message, its block and code. */
+__attribute__((format(printf, 5, 6))) static void note_code(struct lanyfs_dirlist *out,
+                                                            unsigned what, enum lanyfs_err code,
+                                                            uint64_t blk, const char *fmt, ...)
 {
     if (out->problems == 0) {
         char msg[sizeof(out->first.msg)];
@@ -53,13 +55,14 @@ __attribute__((format(printf, 4, 5))) static void note(struct lanyfs_dirlist *ou
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        enum lanyfs_err code = LANYFS_E_CORRUPT;
-        if (what == LANYFS_DIR_CYCLE)
-            code = LANYFS_E_CYCLE;
         lanyfs_fail(&out->first, code, blk, "%s", msg);
     }
     out->problems |= what;
 }
+
+#define note(out, what, blk, ...)                                                                 \
+    note_code(out, what, (what) == LANYFS_DIR_CYCLE ? LANYFS_E_CYCLE : LANYFS_E_CORRUPT, blk,  \
+              __VA_ARGS__)
 
 static int dirent_cmp(const void *a, const void *b)
 {
@@ -108,7 +111,7 @@ static bool take_node(struct lanyfs_fs *fs, struct lanyfs_blockset *seen, uint64
         return false;
     }
     if (rc != LANYFS_OK) {
-        note(out, LANYFS_DIR_READERR, blk, "directory %" PRIu64 ": %s", dir, rerr.msg);
+        note_code(out, LANYFS_DIR_READERR, rc, blk, "directory %" PRIu64 ": %s", dir, rerr.msg);
         return false;
     }
     if (!lanyfs_entry_name_ok(e))

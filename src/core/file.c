@@ -19,7 +19,7 @@
 
 #include "lanyfs.h"
 
-#define LEVEL_MAX 63
+#define LEVEL_MAX LANYFS_EXT_LEVEL_MAX
 
 static enum lanyfs_err read_ext(struct lanyfs_fs *fs, uint64_t blk, int want_level,
                                 uint64_t parent, uint8_t *buf, struct lanyfs_ext_hdr *h,
@@ -39,6 +39,11 @@ static enum lanyfs_err read_ext(struct lanyfs_fs *fs, uint64_t blk, int want_lev
     if (rc != LANYFS_OK)
         return rc;
     lanyfs_ext_decode(h, buf);
+    if (h->type != LANYFS_TYPE_EXT && parent == LANYFS_NO_BLOCK)
+        return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
+                           "the file's data pointer names block %" PRIu64
+                           " of type 0x%02x, not an extender (0x80)",
+                           blk, h->type);
     if (h->type != LANYFS_TYPE_EXT)
         return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
                            "block %" PRIu64 " (mapped by block %" PRIu64

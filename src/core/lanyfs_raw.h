@@ -107,6 +107,7 @@
 /* SPEC-§7: extender blocks. */
 #define LANYFS_EXT_LEVEL 4 /* u8 */
 #define LANYFS_EXT_SLOTS 5 /* addrlen-byte slots to the end of the block */
+#define LANYFS_EXT_LEVEL_MAX 63 /* deepest level a reader follows: 2^(8*8) blocks need no more */
 
 static_assert(LANYFS_SB_LABEL + LANYFS_NAME_FIELD == LANYFS_SB_USED, "superblock size");
 static_assert(LANYFS_EN_NAME + LANYFS_NAME_FIELD == LANYFS_EN_USED, "entry block size");
