@@ -1,0 +1,1506 @@
+/*
+ * store.c -- scan results in an SQLite database (contract in store.h, schema
+ * in docs/scan-db.md).
+ *
+ * Writing: store_add_scan runs one IMMEDIATE transaction that prepares one
+ * statement per table, binds each row through put_row() (the one place
+ * that checks bind, step and reset codes) and commits; any failure rolls
+ * the transaction back.  The block map becomes runs of equal (class,
+ * owner, flags) cells and the metadata cells become counter rows, both in
+ * one pass over the map.  Text from the disk goes through the escape of
+ * store.h; a text made only of printable ASCII without a backslash (the
+ * usual case) is bound as it is, without a copy.
+ *
+ * Reading: each query is one prepared statement whose rows go to the
+ * caller's callback; query_run() checks every step and the final reset.
+ *
+ * Every failing SQLite call becomes a struct lanyfs_error whose message
+ * names the database file and the statement (SQL verb and table).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "config.h"
+#include "store.h"
+
+struct store_db {
+    sqlite3 *h;     /* the connection */
+    char *path;     /* as opened (owned) */
+    bool readonly;  /* opened with STORE_OPEN_READONLY */
+};
+
+/* ---- the schema ---------------------------------------------------------- */
+
+/*
+ * Version 1.  Changing anything here means a new STORE_SCHEMA_VERSION, an
+ * upgrade step in open_schema() and a new section in docs/scan-db.md.
+ */
+static const char schema_sql[] =
+    "CREATE TABLE catalogue (\n"
+    "    code INTEGER PRIMARY KEY,\n"
+    "    name TEXT NOT NULL UNIQUE,\n"
+    "    severity INTEGER NOT NULL,\n"
+    "    flags INTEGER NOT NULL,\n"
+    "    message TEXT NOT NULL,\n"
+    "    repair TEXT NOT NULL\n"
+    ");\n"
+    "CREATE TABLE severities (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+    "CREATE TABLE classes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+    "CREATE TABLE states (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+    "CREATE TABLE scans (\n"
+    "    id INTEGER PRIMARY KEY,\n"
+    "    started TEXT NOT NULL,\n"
+    "    seconds REAL NOT NULL,\n"
+    "    tool_version TEXT NOT NULL,\n"
+    "    image_path TEXT NOT NULL,\n"
+    "    image_size INTEGER NOT NULL,\n"
+    "    image_sha256 TEXT,\n"
+    "    block_size INTEGER,\n"
+    "    address_length INTEGER,\n"
+    "    blocks INTEGER,\n"
+    "    map_blocks INTEGER NOT NULL,\n"
+    "    geometry_inferred INTEGER NOT NULL,\n"
+    "    sb_read INTEGER NOT NULL,\n"
+    "    sb_type INTEGER,\n"
+    "    sb_wrcnt INTEGER,\n"
+    "    sb_magic INTEGER,\n"
+    "    sb_major INTEGER,\n"
+    "    sb_minor INTEGER,\n"
+    "    sb_blockbits INTEGER,\n"
+    "    sb_addrlen INTEGER,\n"
+    "    sb_rootdir INTEGER,\n"
+    "    sb_blocks INTEGER,\n"
+    "    sb_freehead INTEGER,\n"
+    "    sb_freetail INTEGER,\n"
+    "    sb_freeblocks INTEGER,\n"
+    "    sb_created TEXT,\n"
+    "    sb_updated TEXT,\n"
+    "    sb_checked TEXT,\n"
+    "    sb_badblocks INTEGER,\n"
+    "    sb_label BLOB,\n"
+    "    dirs INTEGER NOT NULL,\n"
+    "    files INTEGER NOT NULL,\n"
+    "    deleted INTEGER NOT NULL,\n"
+    "    orphans INTEGER NOT NULL,\n"
+    "    bytes INTEGER NOT NULL,\n"
+    "    free_listed INTEGER NOT NULL,\n"
+    "    worst_severity INTEGER NOT NULL,\n"
+    "    n_info INTEGER NOT NULL,\n"
+    "    n_warning INTEGER NOT NULL,\n"
+    "    n_error INTEGER NOT NULL,\n"
+    "    n_critical INTEGER NOT NULL\n"
+    ");\n"
+    "CREATE INDEX scans_image ON scans(image_path);\n"
+    "CREATE TABLE findings (\n"
+    "    scan INTEGER NOT NULL,\n"
+    "    seq INTEGER NOT NULL,\n"
+    "    code INTEGER NOT NULL,\n"
+    "    code_name TEXT NOT NULL,\n"
+    "    severity INTEGER NOT NULL,\n"
+    "    entry INTEGER,\n"
+    "    block INTEGER NOT NULL,\n"
+    "    block2 INTEGER NOT NULL,\n"
+    "    value INTEGER NOT NULL,\n"
+    "    value2 INTEGER NOT NULL,\n"
+    "    count INTEGER NOT NULL,\n"
+    "    count2 INTEGER NOT NULL,\n"
+    "    path TEXT,\n"
+    "    text TEXT,\n"
+    "    message TEXT NOT NULL,\n"
+    "    PRIMARY KEY (scan, seq)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX findings_code ON findings(scan, code);\n"
+    "CREATE INDEX findings_severity ON findings(scan, severity);\n"
+    "CREATE INDEX findings_block ON findings(scan, block);\n"
+    "CREATE TABLE entries (\n"
+    "    scan INTEGER NOT NULL,\n"
+    "    id INTEGER NOT NULL,\n"
+    "    block INTEGER NOT NULL,\n"
+    "    parent INTEGER,\n"
+    "    state INTEGER NOT NULL,\n"
+    "    type INTEGER NOT NULL,\n"
+    "    name BLOB NOT NULL,\n"
+    "    path TEXT NOT NULL,\n"
+    "    size INTEGER NOT NULL,\n"
+    "    created TEXT,\n"
+    "    created_offset INTEGER NOT NULL,\n"
+    "    modified TEXT,\n"
+    "    modified_offset INTEGER NOT NULL,\n"
+    "    attr INTEGER NOT NULL,\n"
+    "    wrcnt INTEGER NOT NULL,\n"
+    "    blocks_needed INTEGER NOT NULL,\n"
+    "    blocks_mapped INTEGER NOT NULL,\n"
+    "    blocks_intact INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (scan, id)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX entries_path ON entries(scan, path);\n"
+    "CREATE INDEX entries_parent ON entries(scan, parent);\n"
+    "CREATE INDEX entries_block ON entries(scan, block);\n"
+    "CREATE TABLE entry_blocks (\n"
+    "    scan INTEGER NOT NULL,\n"
+    "    entry INTEGER NOT NULL,\n"
+    "    file_block INTEGER NOT NULL,\n"
+    "    block INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (scan, entry, file_block)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX entry_blocks_block ON entry_blocks(scan, block);\n"
+    "CREATE TABLE block_runs (\n"
+    "    scan INTEGER NOT NULL,\n"
+    "    first INTEGER NOT NULL,\n"
+    "    count INTEGER NOT NULL,\n"
+    "    class INTEGER NOT NULL,\n"
+    "    owner INTEGER,\n"
+    "    flags INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (scan, first)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX block_runs_class ON block_runs(scan, class);\n"
+    "CREATE TABLE counters (\n"
+    "    scan INTEGER NOT NULL,\n"
+    "    block INTEGER NOT NULL,\n"
+    "    class INTEGER NOT NULL,\n"
+    "    wrcnt INTEGER NOT NULL,\n"
+    "    PRIMARY KEY (scan, block)\n"
+    ") WITHOUT ROWID;\n"
+    "CREATE INDEX counters_class ON counters(scan, class, block, wrcnt);\n";
+
+/* The tables that hold rows of one scan, in the order a delete clears them. */
+static const char *const scan_tables[] = {
+    "findings", "entries", "entry_blocks", "block_runs", "counters",
+};
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static enum lanyfs_err code_for(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOMEM:
+        return LANYFS_E_NOMEM;
+    case SQLITE_NOTADB:
+        return LANYFS_E_BADMAGIC;
+    default:
+        return LANYFS_E_IO;
+    }
+}
+
+/* "DB: WHAT: sqlite's message" for the failing call that returned rc. */
+static enum lanyfs_err db_fail(const struct store_db *db, const char *what, int rc,
+                               struct lanyfs_error *err)
+{
+    const char *msg = db->h != NULL ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
+    /* errmsg describes the connection's last error, which is rc's unless a
+     * later call succeeded; fall back on the code's text then. */
+    if (db->h != NULL && sqlite3_errcode(db->h) != rc)
+        msg = sqlite3_errstr(rc);
+    return lanyfs_fail(err, code_for(rc), LANYFS_NO_BLOCK, "%s: %s: %s", db->path, what, msg);
+}
+
+static enum lanyfs_err nomem(const struct store_db *db, const char *what, struct lanyfs_error *err)
+{
+    return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "%s: %s: out of memory", db->path,
+                       what);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 when invalid. */
+static size_t utf8_len(const uint8_t *p, size_t n, uint32_t *cp)
+{
+    uint8_t c = p[0];
+    size_t len;
+    uint32_t v, min;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        v = c & 0x1f;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        v = c & 0x0f;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        v = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (p[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *cp = v;
+    return len;
+}
+
+/* True when the bytes are stored unchanged: printable ASCII only, no backslash. */
+static bool plain_ascii(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] < 0x20 || p[i] >= 0x7f || p[i] == '\\')
+            return false;
+    return true;
+}
+
+char *store_escape(const void *src, size_t len)
+{
+    const uint8_t *p = src;
+    /* At most four output bytes per input byte. */
+    if (len > (SIZE_MAX - 1) / 4)
+        return NULL;
+    char *out = malloc(len * 4 + 1);
+    if (out == NULL)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = 0;
+        size_t n = utf8_len(p + i, len - i, &cp);
+        if (n == 1 && cp == '\\') {
+            out[o++] = '\\';
+            out[o++] = '\\';
+        } else if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+            /* an invalid byte, or each byte of a control character */
+            size_t m = n == 0 ? 1 : n;
+            for (size_t k = 0; k < m; k++)
+                o += (size_t)sprintf(out + o, "\\x%02x", p[i + k]);
+            i += m;
+            continue;
+        } else {
+            memcpy(out + o, p + i, n);
+            o += n;
+        }
+        i += n;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+uint8_t *store_unescape(const char *text, size_t *len)
+{
+    size_t n = strlen(text);
+    uint8_t *out = malloc(n + 1);
+    if (out == NULL)
+        return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (text[i] == '\\' && text[i + 1] == '\\') {
+            out[o++] = '\\';
+            i += 2;
+        } else if (text[i] == '\\' && text[i + 1] == 'x' && hexval(text[i + 2]) >= 0 &&
+                   hexval(text[i + 3]) >= 0) {
+            out[o++] = (uint8_t)(hexval(text[i + 2]) * 16 + hexval(text[i + 3]));
+            i += 4;
+        } else {
+            out[o++] = (uint8_t)text[i++];
+        }
+    }
+    out[o] = '\0';
+    if (len != NULL)
+        *len = o;
+    return out;
+}
+
+/* ISO 8601 of a timestamp into buf (at least 48 bytes); false when unset. */
+static bool ts_iso(const struct lanyfs_ts *ts, char *buf, size_t len)
+{
+    if (lanyfs_ts_is_unset(ts))
+        return false;
+    int n = snprintf(buf, len, "%04u-%02u-%02uT%02u:%02u:%02u", ts->year, ts->month, ts->day,
+                     ts->hour, ts->minute, ts->second);
+    if (n > 0 && (size_t)n < len && ts->nsec != 0)
+        n += snprintf(buf + n, len - (size_t)n, ".%09" PRIu32, ts->nsec);
+    if (n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "Z");
+    return true;
+}
+
+/* ---- binding rows ------------------------------------------------------------ */
+
+enum val_kind {
+    V_NULL,
+    V_INT,
+    V_REAL,
+    V_TEXT, /* bytes from outside: escaped before binding */
+    V_SAFE, /* text known to be valid UTF-8 already (our own strings) */
+    V_BLOB,
+};
+
+/* One value of a row to bind. */
+struct val {
+    enum val_kind kind;
+    int64_t i;      /* V_INT */
+    double d;       /* V_REAL */
+    const void *p;  /* V_TEXT, V_SAFE, V_BLOB; V_TEXT and V_SAFE NULL bind NULL */
+    size_t n;       /* bytes at p (V_TEXT, V_BLOB); V_SAFE uses strlen */
+};
+
+#define VNULL ((struct val){.kind = V_NULL})
+#define VI(x) ((struct val){.kind = V_INT, .i = (int64_t)(x)})
+#define VU(x) ((struct val){.kind = V_INT, .i = (int64_t)(uint64_t)(x)})
+#define VR(x) ((struct val){.kind = V_REAL, .d = (x)})
+#define VS(s) ((struct val){.kind = V_SAFE, .p = (s)})
+#define VT(s) ((struct val){.kind = V_TEXT, .p = (s), .n = (s) != NULL ? strlen(s) : 0})
+#define VB(b, len) ((struct val){.kind = V_BLOB, .p = (b), .n = (len)})
+/* An id where 0 means none: NULL in the database. */
+#define VID(x) ((x) != 0 ? VI(x) : VNULL)
+
+/* A prepared statement and the name its errors carry. */
+struct stmt {
+    sqlite3_stmt *st;
+    const char *name; /* "INSERT INTO entries" */
+};
+
+static enum lanyfs_err stmt_prepare(const struct store_db *db, struct stmt *s, const char *name,
+                                    const char *sql, struct lanyfs_error *err)
+{
+    s->name = name;
+    s->st = NULL;
+    int rc = sqlite3_prepare_v2(db->h, sql, -1, &s->st, NULL);
+    if (rc != SQLITE_OK) {
+        s->st = NULL;
+        return db_fail(db, name, rc, err);
+    }
+    return LANYFS_OK;
+}
+
+/* Finalize s; a failure is reported only when nothing failed before (*rc OK). */
+static void stmt_finalize(const struct store_db *db, struct stmt *s, enum lanyfs_err *rc,
+                          struct lanyfs_error *err)
+{
+    if (s->st == NULL)
+        return;
+    int src = sqlite3_finalize(s->st);
+    s->st = NULL;
+    if (src != SQLITE_OK && *rc == LANYFS_OK)
+        *rc = db_fail(db, s->name, src, err);
+}
+
+/* Bind vals[0..n) to parameters 1..n of s. */
+static enum lanyfs_err bind_vals(const struct store_db *db, struct stmt *s, const struct val *vals,
+                                 int n, struct lanyfs_error *err)
+{
+    for (int k = 0; k < n; k++) {
+        const struct val *v = &vals[k];
+        int rc = SQLITE_OK;
+        int col = k + 1;
+        switch (v->kind) {
+        case V_NULL:
+            rc = sqlite3_bind_null(s->st, col);
+            break;
+        case V_INT:
+            rc = sqlite3_bind_int64(s->st, col, v->i);
+            break;
+        case V_REAL:
+            rc = sqlite3_bind_double(s->st, col, v->d);
+            break;
+        case V_SAFE:
+            if (v->p == NULL)
+                rc = sqlite3_bind_null(s->st, col);
+            else
+                rc = sqlite3_bind_text(s->st, col, v->p, -1, SQLITE_STATIC);
+            break;
+        case V_TEXT:
+            if (v->p == NULL) {
+                rc = sqlite3_bind_null(s->st, col);
+            } else if (plain_ascii(v->p, v->n)) {
+                rc = sqlite3_bind_text64(s->st, col, v->p, v->n, SQLITE_STATIC, SQLITE_UTF8);
+            } else {
+                char *esc = store_escape(v->p, v->n);
+                if (esc == NULL)
+                    return nomem(db, s->name, err);
+                rc = sqlite3_bind_text64(s->st, col, esc, strlen(esc), free, SQLITE_UTF8);
+            }
+            break;
+        case V_BLOB:
+            rc = sqlite3_bind_blob64(s->st, col, v->n ? v->p : "", v->n, SQLITE_STATIC);
+            break;
+        }
+        if (rc != SQLITE_OK)
+            return db_fail(db, s->name, rc, err);
+    }
+    return LANYFS_OK;
+}
+
+/* Bind a row, run the statement to its end and reset it. */
+static enum lanyfs_err put_row(const struct store_db *db, struct stmt *s, const struct val *vals,
+                               int n, struct lanyfs_error *err)
+{
+    enum lanyfs_err rc = bind_vals(db, s, vals, n, err);
+    if (rc != LANYFS_OK) {
+        sqlite3_reset(s->st); /* the bind error is the one to report */
+        return rc;
+    }
+    int src = sqlite3_step(s->st);
+    if (src != SQLITE_DONE) {
+        rc = db_fail(db, s->name, src == SQLITE_ROW ? SQLITE_MISUSE : src, err);
+        sqlite3_reset(s->st);
+        return rc;
+    }
+    src = sqlite3_reset(s->st);
+    if (src != SQLITE_OK)
+        return db_fail(db, s->name, src, err);
+    return LANYFS_OK;
+}
+
+#define NVALS(...) ((int)(sizeof((struct val[]){__VA_ARGS__}) / sizeof(struct val)))
+#define PUT(db, s, err, ...) put_row((db), (s), (struct val[]){__VA_ARGS__}, NVALS(__VA_ARGS__), (err))
+
+/* Run one statement without rows (BEGIN, COMMIT, DELETE ...) with optional values. */
+static enum lanyfs_err exec_vals(const struct store_db *db, const char *name, const char *sql,
+                                 const struct val *vals, int n, struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc = stmt_prepare(db, &s, name, sql, err);
+    if (rc == LANYFS_OK)
+        rc = put_row(db, &s, vals, n, err);
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+static enum lanyfs_err exec_sql(const struct store_db *db, const char *sql,
+                                struct lanyfs_error *err)
+{
+    return exec_vals(db, sql, sql, NULL, 0, err);
+}
+
+/* Run a PRAGMA, which may answer with rows (its new value): they are passed over. */
+static enum lanyfs_err exec_pragma(const struct store_db *db, const char *sql,
+                                   struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc = stmt_prepare(db, &s, sql, sql, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    int src;
+    while ((src = sqlite3_step(s.st)) == SQLITE_ROW)
+        ;
+    if (src != SQLITE_DONE)
+        rc = db_fail(db, s.name, src, err);
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+/* One integer from a one-row query (PRAGMA user_version, COUNT(*)). */
+static enum lanyfs_err query_int(const struct store_db *db, const char *name, const char *sql,
+                                 const struct val *vals, int n, int64_t *out,
+                                 struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc = stmt_prepare(db, &s, name, sql, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    rc = bind_vals(db, &s, vals, n, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    int src = sqlite3_step(s.st);
+    if (src != SQLITE_ROW) {
+        rc = db_fail(db, name, src == SQLITE_DONE ? SQLITE_INTERNAL : src, err);
+        goto out;
+    }
+    *out = sqlite3_column_int64(s.st, 0);
+    src = sqlite3_step(s.st);
+    if (src != SQLITE_DONE)
+        rc = db_fail(db, name, src == SQLITE_ROW ? SQLITE_MISUSE : src, err);
+out:
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static enum lanyfs_err fill_lookup(const struct store_db *db, struct lanyfs_error *err)
+{
+    struct stmt cat = {0}, sev = {0}, cls = {0}, st = {0};
+    enum lanyfs_err rc;
+    rc = stmt_prepare(db, &cat, "INSERT INTO catalogue",
+                      "INSERT OR REPLACE INTO catalogue (code, name, severity, flags, message,"
+                      " repair) VALUES (?, ?, ?, ?, ?, ?)",
+                      err);
+    if (rc == LANYFS_OK)
+        rc = stmt_prepare(db, &sev, "INSERT INTO severities",
+                          "INSERT OR REPLACE INTO severities (id, name) VALUES (?, ?)", err);
+    if (rc == LANYFS_OK)
+        rc = stmt_prepare(db, &cls, "INSERT INTO classes",
+                          "INSERT OR REPLACE INTO classes (id, name) VALUES (?, ?)", err);
+    if (rc == LANYFS_OK)
+        rc = stmt_prepare(db, &st, "INSERT INTO states",
+                          "INSERT OR REPLACE INTO states (id, name) VALUES (?, ?)", err);
+    if (rc != LANYFS_OK)
+        goto out;
+    size_t n;
+    const struct scan_problem_info *t = scan_problem_table(&n);
+    for (size_t i = 0; i < n && rc == LANYFS_OK; i++)
+        rc = PUT(db, &cat, err, VI(t[i].code), VS(t[i].name), VI(t[i].severity), VI(t[i].flags),
+                 VS(t[i].message), VS(t[i].repair));
+    for (int s = SCAN_SEV_INFO; s <= SCAN_SEV_CRITICAL && rc == LANYFS_OK; s++)
+        rc = PUT(db, &sev, err, VI(s), VS(scan_severity_name((enum scan_severity)s)));
+    for (int c = 0; c < SCAN_BLK_CLASSES && rc == LANYFS_OK; c++)
+        rc = PUT(db, &cls, err, VI(c), VS(scan_class_name((enum scan_class)c)));
+    for (int s = SCAN_ENTRY_LIVE; s <= SCAN_ENTRY_ORPHAN && rc == LANYFS_OK; s++)
+        rc = PUT(db, &st, err, VI(s), VS(scan_entry_state_name((enum scan_entry_state)s)));
+out:
+    stmt_finalize(db, &cat, &rc, err);
+    stmt_finalize(db, &sev, &rc, err);
+    stmt_finalize(db, &cls, &rc, err);
+    stmt_finalize(db, &st, &rc, err);
+    return rc;
+}
+
+/* Create the schema in an empty database (inside one transaction). */
+static enum lanyfs_err create_schema(const struct store_db *db, struct lanyfs_error *err)
+{
+    char *msg = NULL;
+    int src = sqlite3_exec(db->h, schema_sql, NULL, NULL, &msg);
+    if (src != SQLITE_OK) {
+        enum lanyfs_err rc = lanyfs_fail(err, code_for(src), LANYFS_NO_BLOCK,
+                                         "%s: CREATE TABLE: %s", db->path,
+                                         msg != NULL ? msg : sqlite3_errstr(src));
+        sqlite3_free(msg);
+        return rc;
+    }
+    enum lanyfs_err rc = fill_lookup(db, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    char sql[80];
+    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", (int)STORE_APPLICATION_ID);
+    rc = exec_pragma(db, sql, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
+    return exec_pragma(db, sql, err);
+}
+
+/*
+ * Judge the schema version and application id; with create, give an empty
+ * database the schema.  *empty tells that the file holds nothing (read-only).
+ */
+static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool *empty,
+                                    struct lanyfs_error *err)
+{
+    int64_t version = 0, appid = 0, tables = 0;
+    enum lanyfs_err rc;
+    *empty = false;
+    rc = query_int(db, "PRAGMA user_version", "PRAGMA user_version", NULL, 0, &version, err);
+    if (rc == LANYFS_OK)
+        rc = query_int(db, "PRAGMA application_id", "PRAGMA application_id", NULL, 0, &appid,
+                       err);
+    if (rc == LANYFS_OK)
+        rc = query_int(db, "SELECT FROM sqlite_schema", "SELECT COUNT(*) FROM sqlite_schema",
+                       NULL, 0, &tables, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    if (appid != 0 && appid != STORE_APPLICATION_ID)
+        return lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
+                           "%s: not a lanyfs scan database (application id 0x%08" PRIx32 ")",
+                           db->path, (uint32_t)appid);
+    if (version > STORE_SCHEMA_VERSION)
+        return lanyfs_fail(err, LANYFS_E_VERSION, LANYFS_NO_BLOCK,
+                           "%s: database schema version %" PRId64 " is newer than the version "
+                           "%d this tool knows; use a newer lanyfs-tools",
+                           db->path, version, STORE_SCHEMA_VERSION);
+    if (version == STORE_SCHEMA_VERSION && appid == STORE_APPLICATION_ID)
+        return LANYFS_OK;
+    if (version != 0 || appid != 0 || tables != 0)
+        return lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
+                           "%s: not a lanyfs scan database (schema version %" PRId64
+                           ", %" PRId64 " schema objects)",
+                           db->path, version, tables);
+    if (!create) {
+        *empty = true;
+        return LANYFS_OK;
+    }
+    return create_schema(db, err);
+}
+
+static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err)
+{
+    bool empty = false;
+    enum lanyfs_err rc;
+    if (db->readonly) {
+        rc = check_schema(db, false, &empty, err);
+        if (rc == LANYFS_OK && empty)
+            rc = lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
+                             "%s: empty: not a lanyfs scan database", db->path);
+        return rc;
+    }
+    /* WAL first: the journal mode cannot change inside a transaction. */
+    struct stmt s;
+    rc = stmt_prepare(db, &s, "PRAGMA journal_mode", "PRAGMA journal_mode = WAL", err);
+    if (rc == LANYFS_OK) {
+        int src = sqlite3_step(s.st);
+        if (src != SQLITE_ROW) {
+            rc = db_fail(db, s.name, src == SQLITE_DONE ? SQLITE_INTERNAL : src, err);
+        } else {
+            const unsigned char *mode = sqlite3_column_text(s.st, 0);
+            if (mode == NULL || strcmp((const char *)mode, "wal") != 0)
+                rc = lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK,
+                                 "%s: PRAGMA journal_mode: WAL refused (mode %s)", db->path,
+                                 mode != NULL ? (const char *)mode : "unknown");
+        }
+    }
+    stmt_finalize(db, &s, &rc, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    rc = exec_pragma(db, "PRAGMA synchronous = NORMAL", err);
+    if (rc != LANYFS_OK)
+        return rc;
+    /* Create under the write lock, so that two tools never both create. */
+    rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+    if (rc != LANYFS_OK)
+        return rc;
+    rc = check_schema(db, true, &empty, err);
+    if (rc == LANYFS_OK)
+        return exec_sql(db, "COMMIT", err);
+    struct lanyfs_error ignored;
+    exec_sql(db, "ROLLBACK", &ignored);
+    return rc;
+}
+
+enum lanyfs_err store_open(const char *path, unsigned flags, struct store_db **out,
+                           struct lanyfs_error *err)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    *out = NULL;
+    struct store_db *db = calloc(1, sizeof(*db));
+    if (db == NULL)
+        return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "%s: out of memory", path);
+    db->readonly = (flags & STORE_OPEN_READONLY) != 0;
+    db->path = strdup(path);
+    if (db->path == NULL) {
+        rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "%s: out of memory", path);
+        goto fail;
+    }
+    int oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int src = sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (src != SQLITE_OK) {
+        rc = db_fail(db, "open", src, err);
+        goto fail;
+    }
+    src = sqlite3_busy_timeout(db->h, 5000);
+    if (src != SQLITE_OK) {
+        rc = db_fail(db, "open", src, err);
+        goto fail;
+    }
+    rc = open_schema(db, err);
+    if (rc != LANYFS_OK)
+        goto fail;
+    *out = db;
+    return LANYFS_OK;
+fail:
+    store_close(db, NULL);
+    return rc;
+}
+
+enum lanyfs_err store_close(struct store_db *db, struct lanyfs_error *err)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    if (db == NULL)
+        return LANYFS_OK;
+    if (db->h != NULL) {
+        int src = sqlite3_close(db->h);
+        if (src != SQLITE_OK) {
+            rc = db_fail(db, "close", src, err);
+            sqlite3_close_v2(db->h); /* let go of it once its statements end */
+        }
+    }
+    free(db->path);
+    free(db);
+    return rc;
+}
+
+const char *store_path(const struct store_db *db)
+{
+    return db->path;
+}
+
+/* ---- writing a scan ------------------------------------------------------------ */
+
+enum {
+    W_SCAN,
+    W_FINDING,
+    W_ENTRY,
+    W_ENTRY_BLOCK,
+    W_RUN,
+    W_COUNTER,
+    W_COUNT
+};
+
+static const struct {
+    const char *name;
+    const char *sql;
+} write_sql[W_COUNT] = {
+    [W_SCAN] = {"INSERT INTO scans",
+                "INSERT INTO scans (started, seconds, tool_version, image_path, image_size,"
+                " image_sha256, block_size, address_length, blocks, map_blocks,"
+                " geometry_inferred, sb_read, sb_type, sb_wrcnt, sb_magic, sb_major, sb_minor,"
+                " sb_blockbits, sb_addrlen, sb_rootdir, sb_blocks, sb_freehead, sb_freetail,"
+                " sb_freeblocks, sb_created, sb_updated, sb_checked, sb_badblocks, sb_label,"
+                " dirs, files, deleted, orphans, bytes, free_listed, worst_severity, n_info,"
+                " n_warning, n_error, n_critical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                " ?, ?)"},
+    [W_FINDING] = {"INSERT INTO findings",
+                   "INSERT INTO findings (scan, seq, code, code_name, severity, entry, block,"
+                   " block2, value, value2, count, count2, path, text, message) VALUES (?, ?, ?,"
+                   " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+    [W_ENTRY] = {"INSERT INTO entries",
+                 "INSERT INTO entries (scan, id, block, parent, state, type, name, path, size,"
+                 " created, created_offset, modified, modified_offset, attr, wrcnt,"
+                 " blocks_needed, blocks_mapped, blocks_intact) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+                 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+    [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks",
+                       "INSERT INTO entry_blocks (scan, entry, file_block, block)"
+                       " VALUES (?, ?, ?, ?)"},
+    [W_RUN] = {"INSERT INTO block_runs",
+               "INSERT INTO block_runs (scan, first, count, class, owner, flags)"
+               " VALUES (?, ?, ?, ?, ?, ?)"},
+    [W_COUNTER] = {"INSERT INTO counters",
+                   "INSERT INTO counters (scan, block, class, wrcnt) VALUES (?, ?, ?, ?)"},
+};
+
+/* State of one store_add_scan. */
+struct writer {
+    const struct store_db *db;
+    struct stmt st[W_COUNT];          /* one prepared statement per table */
+    int64_t scan;                     /* the new scans.id */
+    const struct store_scan_meta *m;  /* the caller's meta data */
+    uint64_t done;                    /* rows written, for progress */
+    uint64_t total;                   /* rows to write, for progress */
+    struct lanyfs_error *err;         /* where failures go */
+};
+
+static void progress(struct writer *w, uint64_t rows)
+{
+    uint64_t before = w->done;
+    w->done += rows;
+    if (w->m->progress != NULL && (before >> 14) != (w->done >> 14))
+        w->m->progress(w->m->progress_ctx, w->done, w->total);
+}
+
+static enum lanyfs_err put_scan(struct writer *w, const struct scan_result *r)
+{
+    const struct store_scan_meta *m = w->m;
+    const struct lanyfs_geom *g = scan_geom(r);
+    const struct lanyfs_super *sb = scan_super(r);
+    struct scan_summary sum;
+    scan_summarize(r, &sum);
+
+    char started[128];
+    time_t t = (time_t)m->started;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL)
+        memset(&tm, 0, sizeof(tm));
+    snprintf(started, sizeof(started), "%04d-%02d-%02dT%02d:%02d:%02d.%09" PRIu32 "Z",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+             m->started_nsec);
+    char created[48], updated[48], checked[48];
+    bool have_c = false, have_u = false, have_k = false;
+    size_t label_len = 0;
+    if (sb != NULL) {
+        have_c = ts_iso(&sb->created, created, sizeof(created));
+        have_u = ts_iso(&sb->updated, updated, sizeof(updated));
+        have_k = ts_iso(&sb->checked, checked, sizeof(checked));
+        label_len = strnlen((const char *)sb->label, sizeof(sb->label));
+    }
+#define SBV(field) (sb != NULL ? VU(sb->field) : VNULL)
+    enum lanyfs_err rc = PUT(
+        w->db, &w->st[W_SCAN], w->err, VS(started), VR(m->seconds),
+        VT(m->tool_version != NULL ? m->tool_version : PACKAGE_VERSION), VT(m->image_path),
+        VU(scan_image_bytes(r)), VT(m->image_sha256), g != NULL ? VI(g->blocksize) : VNULL,
+        g != NULL ? VI(g->addrlen) : VNULL, g != NULL ? VU(g->blocks) : VNULL,
+        VU(scan_block_count(r)), VI(scan_geom_inferred(r)), VI(sb != NULL), SBV(type),
+        SBV(wrcnt), SBV(magic), SBV(major), SBV(minor), SBV(blockbits), SBV(addrlen),
+        SBV(rootdir), SBV(blocks), SBV(freehead), SBV(freetail), SBV(freeblocks),
+        have_c ? VS(created) : VNULL, have_u ? VS(updated) : VNULL,
+        have_k ? VS(checked) : VNULL, SBV(badblocks),
+        sb != NULL ? VB(sb->label, label_len) : VNULL, VU(sum.dirs), VU(sum.files),
+        VU(sum.deleted), VU(sum.orphans), VU(sum.bytes), VU(sum.free_listed), VI(sum.worst),
+        VU(sum.findings_by_severity[SCAN_SEV_INFO]), VU(sum.findings_by_severity[SCAN_SEV_WARNING]),
+        VU(sum.findings_by_severity[SCAN_SEV_ERROR]),
+        VU(sum.findings_by_severity[SCAN_SEV_CRITICAL]));
+#undef SBV
+    if (rc == LANYFS_OK)
+        w->scan = sqlite3_last_insert_rowid(w->db->h);
+    return rc;
+}
+
+static enum lanyfs_err put_findings(struct writer *w, const struct scan_finding *f, size_t n)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    for (size_t i = 0; i < n && rc == LANYFS_OK; i++) {
+        const struct scan_problem_info *info = scan_problem_lookup(f[i].code);
+        char *msg = scan_finding_message(&f[i]);
+        if (msg == NULL)
+            return nomem(w->db, w->st[W_FINDING].name, w->err);
+        char name[24];
+        if (info == NULL)
+            snprintf(name, sizeof(name), "UNKNOWN_%06" PRIx32, f[i].code);
+        rc = PUT(w->db, &w->st[W_FINDING], w->err, VI(w->scan), VU(i), VI(f[i].code),
+                 VS(info != NULL ? info->name : name),
+                 VI(info != NULL ? (int)info->severity : (int)SCAN_SEV_ERROR), VID(f[i].entry),
+                 VU(f[i].block), VU(f[i].block2), VU(f[i].value), VU(f[i].value2),
+                 VU(f[i].count), VU(f[i].count2), VT(f[i].path), VT(f[i].text), VT(msg));
+        free(msg);
+        progress(w, 1);
+    }
+    return rc;
+}
+
+static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *ents, size_t n)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    for (size_t i = 0; i < n && rc == LANYFS_OK; i++) {
+        const struct scan_entry *se = &ents[i];
+        const struct lanyfs_entry *e = &se->e;
+        char created[48], modified[48];
+        bool have_c = ts_iso(&e->created, created, sizeof(created));
+        bool have_m = ts_iso(&e->modified, modified, sizeof(modified));
+        size_t name_len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
+        rc = PUT(w->db, &w->st[W_ENTRY], w->err, VI(w->scan), VI(se->id), VU(se->block),
+                 VID(se->parent), VI(se->state), VI(e->type), VB(e->name, name_len),
+                 VT(se->path != NULL ? se->path : ""), VU(e->size),
+                 have_c ? VS(created) : VNULL, VI(e->created.offset),
+                 have_m ? VS(modified) : VNULL, VI(e->modified.offset), VI(e->attr),
+                 VI(e->wrcnt), VU(se->blocks_needed), VU(se->blocks_mapped),
+                 VU(se->blocks_intact));
+        progress(w, 1);
+        for (uint64_t k = 0; k < se->ndata && rc == LANYFS_OK; k++) {
+            if (se->data[k] == 0)
+                continue; /* a hole: no row */
+            rc = PUT(w->db, &w->st[W_ENTRY_BLOCK], w->err, VI(w->scan), VI(se->id), VU(k),
+                     VU(se->data[k]));
+            progress(w, 1);
+        }
+    }
+    return rc;
+}
+
+static bool same_run(const struct scan_block *a, const struct scan_block *b)
+{
+    return a->cls == b->cls && a->owner == b->owner && a->flags == b->flags;
+}
+
+/* The map as runs, and one counters row per metadata cell, in one pass. */
+static enum lanyfs_err put_map(struct writer *w, const struct scan_block *map, uint64_t n)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    uint64_t first = 0;
+    for (uint64_t b = 0; b < n && rc == LANYFS_OK; b++) {
+        if (map[b].flags & SCAN_BF_METADATA)
+            rc = PUT(w->db, &w->st[W_COUNTER], w->err, VI(w->scan), VU(b), VI(map[b].cls),
+                     VI(map[b].wrcnt));
+        if (rc == LANYFS_OK && (b + 1 == n || !same_run(&map[first], &map[b + 1]))) {
+            rc = PUT(w->db, &w->st[W_RUN], w->err, VI(w->scan), VU(first), VU(b + 1 - first),
+                     VI(map[first].cls), VID(map[first].owner), VI(map[first].flags));
+            first = b + 1;
+        }
+        progress(w, 1);
+    }
+    return rc;
+}
+
+enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
+                               const struct store_scan_meta *meta, int64_t *scan_id,
+                               struct lanyfs_error *err)
+{
+    struct writer w = {.db = db, .m = meta, .err = err};
+    enum lanyfs_err rc = LANYFS_OK;
+    bool in_txn = false;
+    if (db->readonly)
+        return lanyfs_fail(err, LANYFS_E_READONLY, LANYFS_NO_BLOCK,
+                           "%s: opened read-only: cannot add a scan", db->path);
+    if (meta == NULL || meta->image_path == NULL)
+        return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
+                           "%s: INSERT INTO scans: no image path given", db->path);
+
+    const struct scan_finding *findings;
+    const struct scan_entry *ents;
+    size_t nfind = scan_findings(r, &findings);
+    size_t nent = scan_entries(r, &ents);
+    const struct scan_block *map = scan_blocks(r);
+    uint64_t nmap = map != NULL ? scan_block_count(r) : 0;
+    w.total = nfind + nent + nmap;
+    for (size_t i = 0; i < nent; i++)
+        for (uint64_t k = 0; k < ents[i].ndata; k++)
+            w.total += ents[i].data[k] != 0;
+
+    rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+    if (rc != LANYFS_OK)
+        goto out;
+    in_txn = true;
+    for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
+        rc = stmt_prepare(db, &w.st[i], write_sql[i].name, write_sql[i].sql, err);
+    if (rc == LANYFS_OK)
+        rc = fill_lookup(db, err);
+    if (rc == LANYFS_OK)
+        rc = put_scan(&w, r);
+    if (rc == LANYFS_OK)
+        rc = put_findings(&w, findings, nfind);
+    if (rc == LANYFS_OK)
+        rc = put_entries(&w, ents, nent);
+    if (rc == LANYFS_OK)
+        rc = put_map(&w, map, nmap);
+    for (int i = 0; i < W_COUNT; i++)
+        stmt_finalize(db, &w.st[i], &rc, err);
+    /* Statistics for the planner: without them it takes `scan = ?` alone for
+     * selective and passes over the better index (entries by parent).  A
+     * sampled ANALYZE costs little next to the rows just written. */
+    if (rc == LANYFS_OK)
+        rc = exec_pragma(db, "PRAGMA analysis_limit = 1000", err);
+    if (rc == LANYFS_OK)
+        rc = exec_sql(db, "ANALYZE", err);
+    if (rc == LANYFS_OK)
+        rc = exec_sql(db, "COMMIT", err);
+    if (rc == LANYFS_OK) {
+        in_txn = false;
+        if (meta->progress != NULL)
+            meta->progress(meta->progress_ctx, w.total, w.total);
+        if (scan_id != NULL)
+            *scan_id = w.scan;
+    }
+out:
+    if (in_txn && sqlite3_get_autocommit(db->h) == 0) {
+        struct lanyfs_error ignored;
+        exec_sql(db, "ROLLBACK", &ignored);
+    }
+    return rc;
+}
+
+enum lanyfs_err store_delete_scan(struct store_db *db, int64_t scan_id, struct lanyfs_error *err)
+{
+    enum lanyfs_err rc;
+    if (db->readonly)
+        return lanyfs_fail(err, LANYFS_E_READONLY, LANYFS_NO_BLOCK,
+                           "%s: opened read-only: cannot delete a scan", db->path);
+    rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+    if (rc != LANYFS_OK)
+        return rc;
+    for (size_t i = 0; i < sizeof(scan_tables) / sizeof(scan_tables[0]) && rc == LANYFS_OK; i++) {
+        char sql[64], name[64];
+        snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE scan = ?", scan_tables[i]);
+        snprintf(name, sizeof(name), "DELETE FROM %s", scan_tables[i]);
+        rc = exec_vals(db, name, sql, (struct val[]){VI(scan_id)}, 1, err);
+    }
+    if (rc == LANYFS_OK) {
+        rc = exec_vals(db, "DELETE FROM scans", "DELETE FROM scans WHERE id = ?",
+                       (struct val[]){VI(scan_id)}, 1, err);
+        if (rc == LANYFS_OK && sqlite3_changes(db->h) == 0)
+            rc = lanyfs_fail(err, LANYFS_E_NOTFOUND, LANYFS_NO_BLOCK,
+                             "%s: DELETE FROM scans: there is no scan %" PRId64, db->path,
+                             scan_id);
+    }
+    if (rc == LANYFS_OK)
+        return exec_sql(db, "COMMIT", err);
+    struct lanyfs_error ignored;
+    exec_sql(db, "ROLLBACK", &ignored);
+    return rc;
+}
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+/* A query whose rows go to a row function. */
+typedef int (*row_fn)(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err);
+
+/*
+ * Prepare sql, bind vals, call fn for each row until it returns non-zero,
+ * and check every step.  fn sets *rc (with err) when a row is unusable.
+ */
+static enum lanyfs_err query_run(const struct store_db *db, const char *name, const char *sql,
+                                 const struct val *vals, int n, row_fn fn, void *ctx,
+                                 struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc = stmt_prepare(db, &s, name, sql, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    rc = bind_vals(db, &s, vals, n, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    for (;;) {
+        int src = sqlite3_step(s.st);
+        if (src == SQLITE_DONE)
+            break;
+        if (src != SQLITE_ROW) {
+            rc = db_fail(db, name, src, err);
+            break;
+        }
+        if (fn(ctx, s.st, &rc, err) != 0 || rc != LANYFS_OK)
+            break;
+    }
+out:
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+/* A column as text; NULL for SQL NULL.  *oom is set when the conversion ran out of memory. */
+static const char *col_text(sqlite3_stmt *st, int i, bool *oom)
+{
+    if (sqlite3_column_type(st, i) == SQLITE_NULL)
+        return NULL;
+    const char *s = (const char *)sqlite3_column_text(st, i);
+    if (s == NULL)
+        *oom = true;
+    return s;
+}
+
+static uint64_t col_u64(sqlite3_stmt *st, int i)
+{
+    return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+    if (s == NULL)
+        return NULL;
+    char *d = strdup(s);
+    if (d == NULL)
+        *oom = true;
+    return d;
+}
+
+void store_scan_clear(struct store_scan *s)
+{
+    if (s == NULL)
+        return;
+    free(s->started);
+    free(s->tool_version);
+    free(s->image_path);
+    free(s->image_sha256);
+    free(s->sb.created);
+    free(s->sb.updated);
+    free(s->sb.checked);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Row context of the scan queries. */
+struct scan_row_ctx {
+    const struct store_db *db;
+    struct store_scan *out;  /* filled by scan_row */
+    bool found;              /* a row was met */
+};
+
+static const char scan_columns[] =
+    "SELECT id, started, seconds, tool_version, image_path, image_size, image_sha256,"
+    " block_size, address_length, blocks, map_blocks, geometry_inferred, sb_read, sb_type,"
+    " sb_wrcnt, sb_magic, sb_major, sb_minor, sb_blockbits, sb_addrlen, sb_rootdir, sb_blocks,"
+    " sb_freehead, sb_freetail, sb_freeblocks, sb_created, sb_updated, sb_checked,"
+    " sb_badblocks, sb_label, dirs, files, deleted, orphans, bytes, free_listed,"
+    " worst_severity, n_info, n_warning, n_error, n_critical,"
+    " (SELECT COUNT(*) FROM entries WHERE scan = scans.id),"
+    " (SELECT COUNT(*) FROM findings WHERE scan = scans.id) FROM scans";
+
+static int scan_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    struct scan_row_ctx *c = ctx;
+    struct store_scan *s = c->out;
+    bool oom = false;
+    memset(s, 0, sizeof(*s));
+    c->found = true;
+    s->id = sqlite3_column_int64(st, 0);
+    s->started = dup_or_null(col_text(st, 1, &oom), &oom);
+    s->seconds = sqlite3_column_double(st, 2);
+    s->tool_version = dup_or_null(col_text(st, 3, &oom), &oom);
+    s->image_path = dup_or_null(col_text(st, 4, &oom), &oom);
+    s->image_size = col_u64(st, 5);
+    s->image_sha256 = dup_or_null(col_text(st, 6, &oom), &oom);
+    s->have_geometry = sqlite3_column_type(st, 7) != SQLITE_NULL;
+    s->block_size = (uint32_t)sqlite3_column_int64(st, 7);
+    s->address_length = (unsigned)sqlite3_column_int64(st, 8);
+    s->blocks = col_u64(st, 9);
+    s->map_blocks = col_u64(st, 10);
+    s->geometry_inferred = sqlite3_column_int64(st, 11) != 0;
+    s->have_super = sqlite3_column_int64(st, 12) != 0;
+    s->sb.type = (uint8_t)sqlite3_column_int64(st, 13);
+    s->sb.wrcnt = (uint16_t)sqlite3_column_int64(st, 14);
+    s->sb.magic = (uint32_t)sqlite3_column_int64(st, 15);
+    s->sb.major = (uint8_t)sqlite3_column_int64(st, 16);
+    s->sb.minor = (uint8_t)sqlite3_column_int64(st, 17);
+    s->sb.blockbits = (uint8_t)sqlite3_column_int64(st, 18);
+    s->sb.addrlen = (uint8_t)sqlite3_column_int64(st, 19);
+    s->sb.rootdir = col_u64(st, 20);
+    s->sb.blocks = col_u64(st, 21);
+    s->sb.freehead = col_u64(st, 22);
+    s->sb.freetail = col_u64(st, 23);
+    s->sb.freeblocks = col_u64(st, 24);
+    s->sb.created = dup_or_null(col_text(st, 25, &oom), &oom);
+    s->sb.updated = dup_or_null(col_text(st, 26, &oom), &oom);
+    s->sb.checked = dup_or_null(col_text(st, 27, &oom), &oom);
+    s->sb.badblocks = col_u64(st, 28);
+    const void *label = sqlite3_column_blob(st, 29);
+    size_t label_len = (size_t)sqlite3_column_bytes(st, 29);
+    if (label == NULL && label_len != 0)
+        oom = true;
+    if (label_len > sizeof(s->sb.label))
+        label_len = sizeof(s->sb.label);
+    if (label != NULL)
+        memcpy(s->sb.label, label, label_len);
+    s->sb.label_len = label != NULL ? label_len : 0;
+    s->summary.dirs = col_u64(st, 30);
+    s->summary.files = col_u64(st, 31);
+    s->summary.deleted = col_u64(st, 32);
+    s->summary.orphans = col_u64(st, 33);
+    s->summary.bytes = col_u64(st, 34);
+    s->summary.free_listed = col_u64(st, 35);
+    int64_t worst = sqlite3_column_int64(st, 36);
+    s->summary.worst = worst >= SCAN_SEV_INFO && worst <= SCAN_SEV_CRITICAL
+                           ? (enum scan_severity)worst
+                           : SCAN_SEV_CRITICAL;
+    for (int k = 0; k < 4; k++)
+        s->summary.findings_by_severity[k] = col_u64(st, 37 + k);
+    s->entries = col_u64(st, 41);
+    s->findings = col_u64(st, 42);
+    if (s->started == NULL || s->tool_version == NULL || s->image_path == NULL)
+        oom = true; /* NOT NULL columns */
+    if (oom) {
+        store_scan_clear(s);
+        *rc = nomem(c->db, "SELECT FROM scans", err);
+    }
+    return 1; /* one row */
+}
+
+static int class_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    (void)rc;
+    (void)err;
+    struct store_scan *s = ctx;
+    int64_t cls = sqlite3_column_int64(st, 0);
+    if (cls >= 0 && cls < SCAN_BLK_CLASSES)
+        s->summary.by_class[cls] = col_u64(st, 1);
+    return 0;
+}
+
+enum lanyfs_err store_get_scan(struct store_db *db, int64_t scan_id, struct store_scan *out,
+                               struct lanyfs_error *err)
+{
+    char sql[sizeof(scan_columns) + 32];
+    snprintf(sql, sizeof(sql), "%s WHERE id = ?", scan_columns);
+    struct scan_row_ctx c = {.db = db, .out = out};
+    memset(out, 0, sizeof(*out));
+    enum lanyfs_err rc =
+        query_run(db, "SELECT FROM scans", sql, (struct val[]){VI(scan_id)}, 1, scan_row, &c, err);
+    if (rc == LANYFS_OK && !c.found)
+        return lanyfs_fail(err, LANYFS_E_NOTFOUND, LANYFS_NO_BLOCK,
+                           "%s: SELECT FROM scans: there is no scan %" PRId64, db->path, scan_id);
+    if (rc == LANYFS_OK)
+        rc = query_run(db, "SELECT FROM block_runs",
+                       "SELECT class, SUM(count) FROM block_runs WHERE scan = ? GROUP BY class",
+                       (struct val[]){VI(scan_id)}, 1, class_row, out, err);
+    if (rc != LANYFS_OK)
+        store_scan_clear(out);
+    return rc;
+}
+
+/* Collects ids for store_list_scans. */
+struct id_list {
+    int64_t *ids;
+    size_t n;
+    size_t cap;
+    const struct store_db *db;
+};
+
+static int id_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    struct id_list *l = ctx;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        int64_t *ids = realloc(l->ids, cap * sizeof(*ids));
+        if (ids == NULL) {
+            *rc = nomem(l->db, "SELECT FROM scans", err);
+            return 1;
+        }
+        l->ids = ids;
+        l->cap = cap;
+    }
+    l->ids[l->n++] = sqlite3_column_int64(st, 0);
+    return 0;
+}
+
+enum lanyfs_err store_list_scans(struct store_db *db, const char *image_path,
+                                 struct store_scan **out, size_t *n, struct lanyfs_error *err)
+{
+    struct id_list l = {.db = db};
+    struct store_scan *scans = NULL;
+    size_t got = 0;
+    enum lanyfs_err rc;
+    *out = NULL;
+    *n = 0;
+    if (image_path != NULL)
+        rc = query_run(db, "SELECT FROM scans",
+                       "SELECT id FROM scans WHERE image_path = ? ORDER BY id",
+                       (struct val[]){VT(image_path)}, 1, id_row, &l, err);
+    else
+        rc = query_run(db, "SELECT FROM scans", "SELECT id FROM scans ORDER BY id", NULL, 0,
+                       id_row, &l, err);
+    if (rc != LANYFS_OK || l.n == 0)
+        goto out;
+    scans = calloc(l.n, sizeof(*scans));
+    if (scans == NULL) {
+        rc = nomem(db, "SELECT FROM scans", err);
+        goto out;
+    }
+    for (got = 0; got < l.n; got++) {
+        rc = store_get_scan(db, l.ids[got], &scans[got], err);
+        if (rc != LANYFS_OK)
+            goto out;
+    }
+    *out = scans;
+    *n = got;
+    scans = NULL;
+out:
+    store_scans_free(scans, got);
+    free(l.ids);
+    return rc;
+}
+
+void store_scans_free(struct store_scan *scans, size_t n)
+{
+    if (scans == NULL)
+        return;
+    for (size_t i = 0; i < n; i++)
+        store_scan_clear(&scans[i]);
+    free(scans);
+}
+
+/* The caller's callback, of the type its query takes. */
+union user_cb {
+    store_entry_cb entry;
+    store_entry_block_cb entry_block;
+    store_block_owner_cb owner;
+    store_finding_cb finding;
+    store_block_run_cb run;
+    store_counter_cb counter;
+};
+
+/* Row context of the queries that hand rows to the caller. */
+struct user_ctx {
+    const struct store_db *db;
+    const char *name;       /* the statement's name, for errors */
+    union user_cb cb;       /* the caller's callback */
+    void *ctx;              /* and its context */
+    const char *prefix;     /* store_entries: the path prefix */
+    size_t prefix_len;      /* its length */
+    uint64_t from;          /* store_block_runs: runs ending before it are skipped */
+};
+
+static int entry_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    struct user_ctx *c = ctx;
+    bool oom = false;
+    struct store_entry e;
+    e.path = col_text(st, 7, &oom);
+    if (e.path == NULL) {
+        *rc = nomem(c->db, c->name, err);
+        return 1;
+    }
+    /* The index delivers paths in order: the first one past the prefix ends it. */
+    if (c->prefix_len != 0 && strncmp(e.path, c->prefix, c->prefix_len) != 0)
+        return 1;
+    e.id = (uint32_t)sqlite3_column_int64(st, 0);
+    e.block = col_u64(st, 1);
+    e.parent = (uint32_t)sqlite3_column_int64(st, 2);
+    e.state = (enum scan_entry_state)sqlite3_column_int64(st, 3);
+    e.type = (uint8_t)sqlite3_column_int64(st, 4);
+    e.name = sqlite3_column_blob(st, 5);
+    e.name_len = (size_t)sqlite3_column_bytes(st, 5);
+    if (e.name == NULL && e.name_len != 0)
+        oom = true;
+    if (e.name == NULL)
+        e.name = (const uint8_t *)"";
+    e.size = col_u64(st, 6);
+    e.created = col_text(st, 8, &oom);
+    e.created_offset = (int)sqlite3_column_int64(st, 9);
+    e.modified = col_text(st, 10, &oom);
+    e.modified_offset = (int)sqlite3_column_int64(st, 11);
+    e.attr = (uint16_t)sqlite3_column_int64(st, 12);
+    e.wrcnt = (uint16_t)sqlite3_column_int64(st, 13);
+    e.blocks_needed = col_u64(st, 14);
+    e.blocks_mapped = col_u64(st, 15);
+    e.blocks_intact = col_u64(st, 16);
+    if (oom) {
+        *rc = nomem(c->db, c->name, err);
+        return 1;
+    }
+    return c->cb.entry(c->ctx, &e);
+}
+
+enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *path_prefix,
+                              int state, store_entry_cb cb, void *ctx, struct lanyfs_error *err)
+{
+    static const char cols[] =
+        "SELECT id, block, parent, state, type, name, size, path, created, created_offset,"
+        " modified, modified_offset, attr, wrcnt, blocks_needed, blocks_mapped, blocks_intact"
+        " FROM entries WHERE scan = ?1 AND path >= ?2";
+    char sql[sizeof(cols) + 64];
+    snprintf(sql, sizeof(sql), "%s%s ORDER BY path", cols,
+             state == STORE_ANY_STATE ? "" : " AND state = ?3");
+    const char *prefix = path_prefix != NULL ? path_prefix : "";
+    struct user_ctx c = {.db = db, .name = "SELECT FROM entries", .cb.entry = cb, .ctx = ctx,
+                         .prefix = prefix, .prefix_len = strlen(prefix)};
+    struct val vals[3] = {VI(scan_id), VS(prefix), VI(state)};
+    return query_run(db, c.name, sql, vals, state == STORE_ANY_STATE ? 2 : 3, entry_row, &c, err);
+}
+
+static int entry_block_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc,
+                           struct lanyfs_error *err)
+{
+    (void)rc;
+    (void)err;
+    struct user_ctx *c = ctx;
+    return c->cb.entry_block(c->ctx, col_u64(st, 0), col_u64(st, 1));
+}
+
+enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_t entry,
+                                   store_entry_block_cb cb, void *ctx, struct lanyfs_error *err)
+{
+    struct user_ctx c = {.db = db, .cb.entry_block = cb, .ctx = ctx};
+    return query_run(db, "SELECT FROM entry_blocks",
+                     "SELECT file_block, block FROM entry_blocks WHERE scan = ? AND entry = ?"
+                     " ORDER BY file_block",
+                     (struct val[]){VI(scan_id), VI(entry)}, 2, entry_block_row, &c, err);
+}
+
+static int owner_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    (void)rc;
+    (void)err;
+    struct user_ctx *c = ctx;
+    return c->cb.owner(c->ctx, (uint32_t)sqlite3_column_int64(st, 0), col_u64(st, 1));
+}
+
+enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_t block,
+                                   store_block_owner_cb cb, void *ctx, struct lanyfs_error *err)
+{
+    struct user_ctx c = {.db = db, .cb.owner = cb, .ctx = ctx};
+    return query_run(db, "SELECT FROM entry_blocks",
+                     "SELECT entry, file_block FROM entry_blocks WHERE scan = ? AND block = ?"
+                     " ORDER BY entry, file_block",
+                     (struct val[]){VI(scan_id), VU(block)}, 2, owner_row, &c, err);
+}
+
+static int finding_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    struct user_ctx *c = ctx;
+    bool oom = false;
+    struct store_finding f;
+    f.seq = col_u64(st, 0);
+    f.code = (uint32_t)sqlite3_column_int64(st, 1);
+    f.code_name = col_text(st, 2, &oom);
+    int64_t sev = sqlite3_column_int64(st, 3);
+    f.severity = sev >= SCAN_SEV_INFO && sev <= SCAN_SEV_CRITICAL ? (enum scan_severity)sev
+                                                                  : SCAN_SEV_CRITICAL;
+    f.entry = (uint32_t)sqlite3_column_int64(st, 4);
+    f.block = col_u64(st, 5);
+    f.block2 = col_u64(st, 6);
+    f.value = col_u64(st, 7);
+    f.value2 = col_u64(st, 8);
+    f.count = col_u64(st, 9);
+    f.count2 = col_u64(st, 10);
+    f.path = col_text(st, 11, &oom);
+    f.text = col_text(st, 12, &oom);
+    f.message = col_text(st, 13, &oom);
+    if (oom || f.code_name == NULL || f.message == NULL) {
+        *rc = nomem(c->db, c->name, err);
+        return 1;
+    }
+    return c->cb.finding(c->ctx, &f);
+}
+
+enum lanyfs_err store_findings(struct store_db *db, int64_t scan_id, uint32_t code,
+                               enum scan_severity min_severity, store_finding_cb cb, void *ctx,
+                               struct lanyfs_error *err)
+{
+    static const char cols[] =
+        "SELECT seq, code, code_name, severity, entry, block, block2, value, value2, count,"
+        " count2, path, text, message FROM findings WHERE scan = ?1 AND severity >= ?2";
+    char sql[sizeof(cols) + 64];
+    snprintf(sql, sizeof(sql), "%s%s ORDER BY seq", cols, code != 0 ? " AND code = ?3" : "");
+    struct user_ctx c = {.db = db, .name = "SELECT FROM findings", .cb.finding = cb, .ctx = ctx};
+    struct val vals[3] = {VI(scan_id), VI(min_severity), VI(code)};
+    return query_run(db, c.name, sql, vals, code != 0 ? 3 : 2, finding_row, &c, err);
+}
+
+static int run_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    (void)rc;
+    (void)err;
+    struct user_ctx *c = ctx;
+    struct store_block_run run = {
+        .first = col_u64(st, 0),
+        .count = col_u64(st, 1),
+        .cls = (enum scan_class)sqlite3_column_int64(st, 2),
+        .owner = (uint32_t)sqlite3_column_int64(st, 3),
+        .flags = (uint8_t)sqlite3_column_int64(st, 4),
+    };
+    /* the run before `from` when `from` lies past the map's end */
+    if (run.first + run.count <= c->from)
+        return 0;
+    return c->cb.run(c->ctx, &run);
+}
+
+enum lanyfs_err store_block_runs(struct store_db *db, int64_t scan_id, uint64_t first,
+                                 uint64_t last, store_block_run_cb cb, void *ctx,
+                                 struct lanyfs_error *err)
+{
+    /* Runs are disjoint and sorted: the one holding `first` is the last to start at or
+     * before it; from there on every run starting at or before `last` overlaps. */
+    if (first > INT64_MAX)
+        first = INT64_MAX;
+    if (last > INT64_MAX)
+        last = INT64_MAX;
+    if (last < first)
+        return LANYFS_OK;
+    struct user_ctx c = {.db = db, .cb.run = cb, .ctx = ctx, .from = first};
+    return query_run(db, "SELECT FROM block_runs",
+                     "SELECT first, count, class, owner, flags FROM block_runs"
+                     " WHERE scan = ?1 AND first <= ?3 AND first >= COALESCE((SELECT first"
+                     " FROM block_runs WHERE scan = ?1 AND first <= ?2 ORDER BY first DESC"
+                     " LIMIT 1), 0) ORDER BY first",
+                     (struct val[]){VI(scan_id), VU(first), VU(last)}, 3, run_row, &c, err);
+}
+
+static int counter_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
+{
+    (void)rc;
+    (void)err;
+    struct user_ctx *c = ctx;
+    return c->cb.counter(c->ctx, col_u64(st, 0), (enum scan_class)sqlite3_column_int64(st, 1),
+                         (uint16_t)sqlite3_column_int64(st, 2));
+}
+
+enum lanyfs_err store_counters(struct store_db *db, int64_t scan_id, int cls, store_counter_cb cb,
+                               void *ctx, struct lanyfs_error *err)
+{
+    struct user_ctx c = {.db = db, .cb.counter = cb, .ctx = ctx};
+    if (cls == STORE_ANY_CLASS)
+        return query_run(db, "SELECT FROM counters",
+                         "SELECT block, class, wrcnt FROM counters WHERE scan = ? ORDER BY block",
+                         (struct val[]){VI(scan_id)}, 1, counter_row, &c, err);
+    return query_run(db, "SELECT FROM counters",
+                     "SELECT block, class, wrcnt FROM counters WHERE scan = ? AND class = ?"
+                     " ORDER BY block",
+                     (struct val[]){VI(scan_id), VI(cls)}, 2, counter_row, &c, err);
+}
