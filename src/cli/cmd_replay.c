@@ -151,8 +151,6 @@ static int run(const struct cli_command *self, int argc, char **argv)
     JsonBuilder *b = json ? out_json_begin(self->name, base) : NULL;
     enum lanyfs_err rc = lanyfs_replay(base, log, out, &o, &res, &err);
     if (rc != LANYFS_OK) {
-        if (rc == LANYFS_E_INVAL && o.tear != 0)
-            out_report_status(&rep, LANYFS_EXIT_USAGE);
         out_report_error(&rep, NULL, &err);
     } else if (json) {
         print_json(b, &res, &o);

@@ -256,13 +256,13 @@ enum lanyfs_err lanyfs_replay(const char *base, const char *log, const char *out
     if (rc != LANYFS_OK)
         goto out;
     if (opts->upto != LANYFS_REPLAY_ALL && opts->upto > res->log_writes) {
-        rc = lanyfs_fail(err, LANYFS_E_RANGE, LANYFS_NO_BLOCK,
+        rc = lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
                          "the log holds %" PRIu64 " writes, fewer than the %" PRIu64 " asked for",
                          res->log_writes, opts->upto);
         goto out;
     }
     if (opts->tear != 0 && res->upto >= res->log_writes) {
-        rc = lanyfs_fail(err, LANYFS_E_RANGE, LANYFS_NO_BLOCK,
+        rc = lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
                          "no write %" PRIu64 " to tear: the log holds %" PRIu64 " writes",
                          res->upto + 1, res->log_writes);
         goto out;
