@@ -6,9 +6,10 @@
  * byte picks) the first two blocks of the input (zero padded) are decoded
  * as a superblock, a directory or file entry, a chain block and an
  * extender, and each decoded form is encoded again over a block of
- * different bytes: the bytes the decoder covers must come back exactly.  The superblock is judged (lanyfs_super_check) against an image
- * size taken from the input, timestamps are formatted and converted, and
- * the geometry helpers get sizes and levels from the input; results are
+ * different bytes: the bytes the decoder covers must come back exactly.
+ * The superblock is judged (lanyfs_super_check) against an image size
+ * taken from the input, timestamps are formatted and converted, and the
+ * geometry helpers get sizes and levels from the input; results are
  * checked against the format's arithmetic.
  */
 #include <string.h>
