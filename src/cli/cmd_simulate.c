@@ -215,6 +215,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_json_u64(b, "paths", sum.paths);
         out_json_u64(b, "lost", sum.lost);
         out_json_u64(b, "late", sum.late);
+        out_json_u64(b, "unfound", sum.unfound);
     } else {
         char *esc = out_escape(outdir, strlen(outdir), 0);
         printf("%s: %" PRIu64 " operations in %" PRIu64 " mounts (%s), %" PRIu64
@@ -222,9 +223,10 @@ static int run(const struct cli_command *self, int argc, char **argv)
                sum.writes);
         printf("done %" PRIu64 ", no space %" PRIu64 ", refused %" PRIu64 "\n", sum.ops_ok,
                sum.ops_nospc, sum.ops_failed);
-        printf("final image: %" PRIu64 " paths; %" PRIu64 " made by the operations are missing "
-               "or differ; %" PRIu64 " complete only after their mount\n",
-               sum.paths, sum.lost, sum.late);
+        printf("final image: %" PRIu64 " paths (%" PRIu64 " listed but not found by lookup); %"
+               PRIu64 " made by the operations went missing or changed; %" PRIu64
+               " complete only after their mount\n",
+               sum.paths, sum.unfound, sum.lost, sum.late);
         g_free(esc);
         out_flush_stdout(&rep);
     }

@@ -148,6 +148,7 @@ struct fpath {
     uint64_t size;
     uint8_t *bytes;      /* a file's bytes, owned */
     bool readable;       /* the bytes could be read */
+    bool lookup;         /* a lookup of the path finds it in the final image */
     char sha[65];        /* hex SHA-256 of bytes */
     uint64_t start;      /* search begins at this K */
     uint64_t mount;      /* the mount of the last operation that touched it, 0 = none */
@@ -1094,7 +1095,7 @@ static enum lanyfs_err check_prefix(struct sim *s, uint64_t k, guint *pending, u
     bool any = false;
     for (guint i = 0; i < s->final->len && !any; i++) {
         const struct fpath *f = g_ptr_array_index(s->final, i);
-        any = f->readable && f->complete == UINT64_MAX && f->start <= k;
+        any = f->lookup && f->complete == UINT64_MAX && f->start <= k;
     }
     if (!any)
         return LANYFS_OK;
@@ -1110,7 +1111,7 @@ static enum lanyfs_err check_prefix(struct sim *s, uint64_t k, guint *pending, u
     }
     for (guint i = 0; i < s->final->len; i++) {
         struct fpath *f = g_ptr_array_index(s->final, i);
-        if (!f->readable || f->complete != UINT64_MAX || f->start > k)
+        if (!f->lookup || f->complete != UINT64_MAX || f->start > k)
             continue;
         if (shows(fs, f, buf, bufsize)) {
             f->complete = k;
@@ -1128,11 +1129,20 @@ static enum lanyfs_err find_complete(struct sim *s, struct lanyfs_error *err)
     const size_t bufsize = 1u << 16;
     uint8_t *buf = g_malloc(bufsize);
     guint pending = 0;
+    struct lanyfs_fs *ffs = NULL;
+    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &ffs, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    /* A listed path that a lookup does not find (a tree whose order the
+     * driver broke) is never shown complete: it is not searched for. */
     for (guint i = 0; i < s->final->len; i++) {
-        const struct fpath *f = g_ptr_array_index(s->final, i);
-        pending += f->readable;
+        struct fpath *f = g_ptr_array_index(s->final, i);
+        f->lookup = f->readable && shows(ffs, f, buf, bufsize);
+        pending += f->lookup;
+        s->sum.unfound += f->readable && !f->lookup;
     }
-    enum lanyfs_err rc = copy_file(s->dir_base, s->dir_scratch, err);
+    lanyfs_fs_close(ffs);
+    rc = copy_file(s->dir_base, s->dir_scratch, err);
     if (rc != LANYFS_OK)
         goto out;
     fd = open(s->dir_scratch, O_WRONLY | O_CLOEXEC);
@@ -1261,6 +1271,7 @@ static void truth_paths(struct sim *s, JsonBuilder *b)
             out_json_str(b, "sha256", f->readable ? f->sha : NULL);
         }
         out_json_bool(b, "readable", f->readable);
+        out_json_bool(b, "lookup", f->lookup);
         if (f->touch_op != 0)
             out_json_u64(b, "last_op", f->touch_op);
         else
@@ -1359,6 +1370,7 @@ static enum lanyfs_err write_truth(struct sim *s, struct lanyfs_error *err)
     out_json_u64(b, "paths", s->sum.paths);
     out_json_u64(b, "lost", s->sum.lost);
     out_json_u64(b, "late", s->sum.late);
+    out_json_u64(b, "unfound", s->sum.unfound);
     json_builder_end_object(b);
     json_builder_end_object(b);
 

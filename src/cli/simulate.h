@@ -48,6 +48,7 @@ struct sim_summary {
     uint64_t paths;        /* paths on the final image */
     uint64_t lost;         /* paths the operations made that the final image lacks or changed */
     uint64_t late;         /* final paths no prefix within their last mount shows */
+    uint64_t unfound;      /* final paths listed by a walk that a lookup does not find */
 };
 
 /* Run the simulation into outdir (created when missing). */

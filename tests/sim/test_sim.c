@@ -838,8 +838,13 @@ static void check_truth(const struct sim_opts *o)
         bool dir = strcmp(json_object_get_string_member(f, "type"), "directory") == 0;
         uint64_t size = dir ? 0 : (uint64_t)json_object_get_int_member(f, "size");
         const char *sha = dir ? NULL : json_object_get_string_member(f, "sha256");
-        if (!json_object_get_boolean_member(f, "readable"))
+        bool findable = json_object_get_boolean_member(f, "readable") &&
+                        json_object_get_boolean_member(f, "lookup");
+        ck_assert(findable == !json_object_get_null_member(f, "complete_after"));
+        if (!findable) {
+            ck_assert(!image_shows(sc.final, path, dir, size, sha));
             continue;
+        }
         uint64_t k = (uint64_t)json_object_get_int_member(f, "complete_after");
         uint64_t from = (uint64_t)json_object_get_int_member(f, "search_from");
         ck_assert_uint_ge(k, from);
