@@ -19,6 +19,12 @@
     X(ls)                  \
     X(cat)                 \
     X(stat)                \
+    X(mkdir)               \
+    X(put)                 \
+    X(rm)                  \
+    X(rmdir)               \
+    X(mv)                  \
+    X(truncate)            \
     X(replay)              \
     X(simulate)
 
