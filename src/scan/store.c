@@ -141,7 +141,6 @@ static const char schema_sql[] =
     ") WITHOUT ROWID;\n"
     "CREATE INDEX entries_path ON entries(scan, path);\n"
     "CREATE INDEX entries_parent ON entries(scan, parent);\n"
-    "CREATE INDEX entries_block ON entries(scan, block);\n"
     "CREATE TABLE entry_blocks (\n"
     "    scan INTEGER NOT NULL,\n"
     "    entry INTEGER NOT NULL,\n"
@@ -159,15 +158,13 @@ static const char schema_sql[] =
     "    flags INTEGER NOT NULL,\n"
     "    PRIMARY KEY (scan, first)\n"
     ") WITHOUT ROWID;\n"
-    "CREATE INDEX block_runs_class ON block_runs(scan, class);\n"
     "CREATE TABLE counters (\n"
     "    scan INTEGER NOT NULL,\n"
     "    block INTEGER NOT NULL,\n"
     "    class INTEGER NOT NULL,\n"
     "    wrcnt INTEGER NOT NULL,\n"
-    "    PRIMARY KEY (scan, block)\n"
-    ") WITHOUT ROWID;\n"
-    "CREATE INDEX counters_class ON counters(scan, class, block, wrcnt);\n";
+    "    PRIMARY KEY (scan, class, block)\n"
+    ") WITHOUT ROWID;\n";
 
 /* The tables that hold rows of one scan, in the order a delete clears them. */
 static const char *const scan_tables[] = {
@@ -399,14 +396,18 @@ static void stmt_finalize(const struct store_db *db, struct stmt *s, enum lanyfs
         *rc = db_fail(db, s->name, src, err);
 }
 
-/* Bind vals[0..n) to parameters 1..n of s. */
-static enum lanyfs_err bind_vals(const struct store_db *db, struct stmt *s, const struct val *vals,
-                                 int n, struct lanyfs_error *err)
+/*
+ * Bind vals[0..n) to parameters base+1..base+n of s.  Text and blobs are
+ * copied (SQLITE_TRANSIENT), or handed over when escaped, so that a batch
+ * may run after the caller's buffers are gone.
+ */
+static enum lanyfs_err bind_at(const struct store_db *db, struct stmt *s, int base,
+                               const struct val *vals, int n, struct lanyfs_error *err)
 {
     for (int k = 0; k < n; k++) {
         const struct val *v = &vals[k];
         int rc = SQLITE_OK;
-        int col = k + 1;
+        int col = base + k + 1;
         switch (v->kind) {
         case V_NULL:
             rc = sqlite3_bind_null(s->st, col);
@@ -421,13 +422,13 @@ static enum lanyfs_err bind_vals(const struct store_db *db, struct stmt *s, cons
             if (v->p == NULL)
                 rc = sqlite3_bind_null(s->st, col);
             else
-                rc = sqlite3_bind_text(s->st, col, v->p, -1, SQLITE_STATIC);
+                rc = sqlite3_bind_text(s->st, col, v->p, -1, SQLITE_TRANSIENT);
             break;
         case V_TEXT:
             if (v->p == NULL) {
                 rc = sqlite3_bind_null(s->st, col);
             } else if (plain_ascii(v->p, v->n)) {
-                rc = sqlite3_bind_text64(s->st, col, v->p, v->n, SQLITE_STATIC, SQLITE_UTF8);
+                rc = sqlite3_bind_text64(s->st, col, v->p, v->n, SQLITE_TRANSIENT, SQLITE_UTF8);
             } else {
                 char *esc = store_escape(v->p, v->n);
                 if (esc == NULL)
@@ -436,12 +437,35 @@ static enum lanyfs_err bind_vals(const struct store_db *db, struct stmt *s, cons
             }
             break;
         case V_BLOB:
-            rc = sqlite3_bind_blob64(s->st, col, v->n ? v->p : "", v->n, SQLITE_STATIC);
+            rc = sqlite3_bind_blob64(s->st, col, v->n ? v->p : "", v->n, SQLITE_TRANSIENT);
             break;
         }
         if (rc != SQLITE_OK)
             return db_fail(db, s->name, rc, err);
     }
+    return LANYFS_OK;
+}
+
+static enum lanyfs_err bind_vals(const struct store_db *db, struct stmt *s, const struct val *vals,
+                                 int n, struct lanyfs_error *err)
+{
+    return bind_at(db, s, 0, vals, n, err);
+}
+
+/* Run s, which returns no rows, to its end and reset it. */
+static enum lanyfs_err step_done(const struct store_db *db, struct stmt *s,
+                                 struct lanyfs_error *err)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    int src = sqlite3_step(s->st);
+    if (src != SQLITE_DONE) {
+        rc = db_fail(db, s->name, src == SQLITE_ROW ? SQLITE_MISUSE : src, err);
+        sqlite3_reset(s->st);
+        return rc;
+    }
+    src = sqlite3_reset(s->st);
+    if (src != SQLITE_OK)
+        return db_fail(db, s->name, src, err);
     return LANYFS_OK;
 }
 
@@ -454,16 +478,7 @@ static enum lanyfs_err put_row(const struct store_db *db, struct stmt *s, const 
         sqlite3_reset(s->st); /* the bind error is the one to report */
         return rc;
     }
-    int src = sqlite3_step(s->st);
-    if (src != SQLITE_DONE) {
-        rc = db_fail(db, s->name, src == SQLITE_ROW ? SQLITE_MISUSE : src, err);
-        sqlite3_reset(s->st);
-        return rc;
-    }
-    src = sqlite3_reset(s->st);
-    if (src != SQLITE_OK)
-        return db_fail(db, s->name, src, err);
-    return LANYFS_OK;
+    return step_done(db, s, err);
 }
 
 #define NVALS(...) ((int)(sizeof((struct val[]){__VA_ARGS__}) / sizeof(struct val)))
@@ -739,6 +754,16 @@ const char *store_path(const struct store_db *db)
 
 /* ---- writing a scan ------------------------------------------------------------ */
 
+/*
+ * The tables a scan fills, with their columns.  All but scans are written
+ * in batches of BATCH_ROWS rows, one statement
+ *
+ *     INSERT INTO t (cols) SELECT * FROM (VALUES (?, ...), ...) WHERE column1 IS NOT NULL
+ *
+ * run per batch, which halves the cost per row against one statement per
+ * row; a last, partial batch binds NULL to the rows it does not use, which
+ * the WHERE drops (the first column, scan, is never NULL).
+ */
 enum {
     W_SCAN,
     W_FINDING,
@@ -749,43 +774,118 @@ enum {
     W_COUNT
 };
 
+#define BATCH_ROWS 32
+
 static const struct {
-    const char *name;
-    const char *sql;
-} write_sql[W_COUNT] = {
-    [W_SCAN] = {"INSERT INTO scans",
-                "INSERT INTO scans (started, seconds, tool_version, image_path, image_size,"
-                " image_sha256, block_size, address_length, blocks, map_blocks,"
-                " geometry_inferred, sb_read, sb_type, sb_wrcnt, sb_magic, sb_major, sb_minor,"
-                " sb_blockbits, sb_addrlen, sb_rootdir, sb_blocks, sb_freehead, sb_freetail,"
-                " sb_freeblocks, sb_created, sb_updated, sb_checked, sb_badblocks, sb_label,"
-                " dirs, files, deleted, orphans, bytes, free_listed, worst_severity, n_info,"
-                " n_warning, n_error, n_critical) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?)"},
-    [W_FINDING] = {"INSERT INTO findings",
-                   "INSERT INTO findings (scan, seq, code, code_name, severity, entry, block,"
-                   " block2, value, value2, count, count2, path, text, message) VALUES (?, ?, ?,"
-                   " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-    [W_ENTRY] = {"INSERT INTO entries",
-                 "INSERT INTO entries (scan, id, block, parent, state, type, name, path, size,"
-                 " created, created_offset, modified, modified_offset, attr, wrcnt,"
-                 " blocks_needed, blocks_mapped, blocks_intact) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
-                 " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-    [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks",
-                       "INSERT INTO entry_blocks (scan, entry, file_block, block)"
-                       " VALUES (?, ?, ?, ?)"},
-    [W_RUN] = {"INSERT INTO block_runs",
-               "INSERT INTO block_runs (scan, first, count, class, owner, flags)"
-               " VALUES (?, ?, ?, ?, ?, ?)"},
-    [W_COUNTER] = {"INSERT INTO counters",
-                   "INSERT INTO counters (scan, block, class, wrcnt) VALUES (?, ?, ?, ?)"},
+    const char *name;  /* for errors */
+    const char *table; /* the table */
+    const char *cols;  /* its columns, in the order rows give them */
+    int ncols;         /* how many */
+} write_tables[W_COUNT] = {
+    [W_SCAN] = {"INSERT INTO scans", "scans",
+                "started, seconds, tool_version, image_path, image_size, image_sha256,"
+                " block_size, address_length, blocks, map_blocks, geometry_inferred, sb_read,"
+                " sb_type, sb_wrcnt, sb_magic, sb_major, sb_minor, sb_blockbits, sb_addrlen,"
+                " sb_rootdir, sb_blocks, sb_freehead, sb_freetail, sb_freeblocks, sb_created,"
+                " sb_updated, sb_checked, sb_badblocks, sb_label, dirs, files, deleted, orphans,"
+                " bytes, free_listed, worst_severity, n_info, n_warning, n_error, n_critical",
+                40},
+    [W_FINDING] = {"INSERT INTO findings", "findings",
+                   "scan, seq, code, code_name, severity, entry, block, block2, value, value2,"
+                   " count, count2, path, text, message",
+                   15},
+    [W_ENTRY] = {"INSERT INTO entries", "entries",
+                 "scan, id, block, parent, state, type, name, path, size, created,"
+                 " created_offset, modified, modified_offset, attr, wrcnt, blocks_needed,"
+                 " blocks_mapped, blocks_intact",
+                 18},
+    [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks", "entry_blocks", "scan, entry, file_block, block",
+                       4},
+    [W_RUN] = {"INSERT INTO block_runs", "block_runs", "scan, first, count, class, owner, flags",
+               6},
+    [W_COUNTER] = {"INSERT INTO counters", "counters", "scan, block, class, wrcnt", 4},
 };
+
+/* A batched INSERT of one table. */
+struct batch {
+    struct stmt s;  /* the statement of BATCH_ROWS rows (one row for scans) */
+    int ncols;      /* columns per row */
+    int rows;       /* rows the statement takes */
+    int pending;    /* rows bound and not yet written */
+};
+
+/* Prepare the INSERT of table t for rows rows (1: a plain INSERT ... VALUES). */
+static enum lanyfs_err batch_prepare(const struct store_db *db, struct batch *b, int t, int rows,
+                                     struct lanyfs_error *err)
+{
+    int ncols = write_tables[t].ncols;
+    size_t tuple = 2 + 3 * (size_t)ncols;
+    size_t len = strlen(write_tables[t].table) + strlen(write_tables[t].cols) + 128 +
+                 (size_t)rows * (tuple + 1);
+    char *sql = malloc(len);
+    if (sql == NULL)
+        return nomem(db, write_tables[t].name, err);
+    size_t o = (size_t)snprintf(sql, len, "INSERT INTO %s (%s) %s", write_tables[t].table,
+                                write_tables[t].cols, rows == 1 ? "VALUES " : "SELECT * FROM (VALUES ");
+    for (int r = 0; r < rows; r++) {
+        sql[o++] = r == 0 ? '(' : ',';
+        if (r != 0)
+            sql[o++] = '(';
+        for (int c = 0; c < ncols; c++) {
+            if (c != 0)
+                sql[o++] = ',';
+            sql[o++] = '?';
+        }
+        sql[o++] = ')';
+    }
+    snprintf(sql + o, len - o, "%s", rows == 1 ? "" : ") WHERE column1 IS NOT NULL");
+    b->ncols = ncols;
+    b->rows = rows;
+    b->pending = 0;
+    enum lanyfs_err rc = stmt_prepare(db, &b->s, write_tables[t].name, sql, err);
+    free(sql);
+    return rc;
+}
+
+/* Write the rows bound so far. */
+static enum lanyfs_err batch_flush(const struct store_db *db, struct batch *b,
+                                   struct lanyfs_error *err)
+{
+    if (b->pending == 0)
+        return LANYFS_OK;
+    /* Rows not used this time: all NULL (dropped by the WHERE, and no value of an
+     * earlier batch stays bound). */
+    for (int p = b->pending * b->ncols; p < b->rows * b->ncols; p++) {
+        int src = sqlite3_bind_null(b->s.st, p + 1);
+        if (src != SQLITE_OK)
+            return db_fail(db, b->s.name, src, err);
+    }
+    b->pending = 0;
+    return step_done(db, &b->s, err);
+}
+
+/* Add one row; the batch is written when full. */
+static enum lanyfs_err batch_row(const struct store_db *db, struct batch *b, const struct val *vals,
+                                 int n, struct lanyfs_error *err)
+{
+    if (n != b->ncols)
+        return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK, "%s: %s: %d values for %d columns",
+                           db->path, b->s.name, n, b->ncols);
+    enum lanyfs_err rc = bind_at(db, &b->s, b->pending * b->ncols, vals, n, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    if (++b->pending == b->rows)
+        return batch_flush(db, b, err);
+    return LANYFS_OK;
+}
+
+#define ROW(w, t, ...) \
+    batch_row((w)->db, &(w)->b[t], (struct val[]){__VA_ARGS__}, NVALS(__VA_ARGS__), (w)->err)
 
 /* State of one store_add_scan. */
 struct writer {
     const struct store_db *db;
-    struct stmt st[W_COUNT];          /* one prepared statement per table */
+    struct batch b[W_COUNT];          /* one batched INSERT per table */
     int64_t scan;                     /* the new scans.id */
     const struct store_scan_meta *m;  /* the caller's meta data */
     uint64_t done;                    /* rows written, for progress */
@@ -827,8 +927,8 @@ static enum lanyfs_err put_scan(struct writer *w, const struct scan_result *r)
         label_len = strnlen((const char *)sb->label, sizeof(sb->label));
     }
 #define SBV(field) (sb != NULL ? VU(sb->field) : VNULL)
-    enum lanyfs_err rc = PUT(
-        w->db, &w->st[W_SCAN], w->err, VS(started), VR(m->seconds),
+    enum lanyfs_err rc = ROW(
+        w, W_SCAN, VS(started), VR(m->seconds),
         VT(m->tool_version != NULL ? m->tool_version : PACKAGE_VERSION), VT(m->image_path),
         VU(scan_image_bytes(r)), VT(m->image_sha256), g != NULL ? VI(g->blocksize) : VNULL,
         g != NULL ? VI(g->addrlen) : VNULL, g != NULL ? VU(g->blocks) : VNULL,
@@ -844,6 +944,8 @@ static enum lanyfs_err put_scan(struct writer *w, const struct scan_result *r)
         VU(sum.findings_by_severity[SCAN_SEV_CRITICAL]));
 #undef SBV
     if (rc == LANYFS_OK)
+        rc = batch_flush(w->db, &w->b[W_SCAN], w->err);
+    if (rc == LANYFS_OK)
         w->scan = sqlite3_last_insert_rowid(w->db->h);
     return rc;
 }
@@ -855,11 +957,11 @@ static enum lanyfs_err put_findings(struct writer *w, const struct scan_finding 
         const struct scan_problem_info *info = scan_problem_lookup(f[i].code);
         char *msg = scan_finding_message(&f[i]);
         if (msg == NULL)
-            return nomem(w->db, w->st[W_FINDING].name, w->err);
+            return nomem(w->db, w->b[W_FINDING].s.name, w->err);
         char name[24];
         if (info == NULL)
             snprintf(name, sizeof(name), "UNKNOWN_%06" PRIx32, f[i].code);
-        rc = PUT(w->db, &w->st[W_FINDING], w->err, VI(w->scan), VU(i), VI(f[i].code),
+        rc = ROW(w, W_FINDING, VI(w->scan), VU(i), VI(f[i].code),
                  VS(info != NULL ? info->name : name),
                  VI(info != NULL ? (int)info->severity : (int)SCAN_SEV_ERROR), VID(f[i].entry),
                  VU(f[i].block), VU(f[i].block2), VU(f[i].value), VU(f[i].value2),
@@ -880,7 +982,7 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
         bool have_c = ts_iso(&e->created, created, sizeof(created));
         bool have_m = ts_iso(&e->modified, modified, sizeof(modified));
         size_t name_len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
-        rc = PUT(w->db, &w->st[W_ENTRY], w->err, VI(w->scan), VI(se->id), VU(se->block),
+        rc = ROW(w, W_ENTRY, VI(w->scan), VI(se->id), VU(se->block),
                  VID(se->parent), VI(se->state), VI(e->type), VB(e->name, name_len),
                  VT(se->path != NULL ? se->path : ""), VU(e->size),
                  have_c ? VS(created) : VNULL, VI(e->created.offset),
@@ -891,8 +993,7 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
         for (uint64_t k = 0; k < se->ndata && rc == LANYFS_OK; k++) {
             if (se->data[k] == 0)
                 continue; /* a hole: no row */
-            rc = PUT(w->db, &w->st[W_ENTRY_BLOCK], w->err, VI(w->scan), VI(se->id), VU(k),
-                     VU(se->data[k]));
+            rc = ROW(w, W_ENTRY_BLOCK, VI(w->scan), VI(se->id), VU(k), VU(se->data[k]));
             progress(w, 1);
         }
     }
@@ -911,11 +1012,10 @@ static enum lanyfs_err put_map(struct writer *w, const struct scan_block *map, u
     uint64_t first = 0;
     for (uint64_t b = 0; b < n && rc == LANYFS_OK; b++) {
         if (map[b].flags & SCAN_BF_METADATA)
-            rc = PUT(w->db, &w->st[W_COUNTER], w->err, VI(w->scan), VU(b), VI(map[b].cls),
-                     VI(map[b].wrcnt));
+            rc = ROW(w, W_COUNTER, VI(w->scan), VU(b), VI(map[b].cls), VI(map[b].wrcnt));
         if (rc == LANYFS_OK && (b + 1 == n || !same_run(&map[first], &map[b + 1]))) {
-            rc = PUT(w->db, &w->st[W_RUN], w->err, VI(w->scan), VU(first), VU(b + 1 - first),
-                     VI(map[first].cls), VID(map[first].owner), VI(map[first].flags));
+            rc = ROW(w, W_RUN, VI(w->scan), VU(first), VU(b + 1 - first), VI(map[first].cls),
+                     VID(map[first].owner), VI(map[first].flags));
             first = b + 1;
         }
         progress(w, 1);
@@ -953,7 +1053,7 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         goto out;
     in_txn = true;
     for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
-        rc = stmt_prepare(db, &w.st[i], write_sql[i].name, write_sql[i].sql, err);
+        rc = batch_prepare(db, &w.b[i], i, i == W_SCAN ? 1 : BATCH_ROWS, err);
     if (rc == LANYFS_OK)
         rc = fill_lookup(db, err);
     if (rc == LANYFS_OK)
@@ -964,8 +1064,10 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         rc = put_entries(&w, ents, nent);
     if (rc == LANYFS_OK)
         rc = put_map(&w, map, nmap);
+    for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
+        rc = batch_flush(db, &w.b[i], err);
     for (int i = 0; i < W_COUNT; i++)
-        stmt_finalize(db, &w.st[i], &rc, err);
+        stmt_finalize(db, &w.b[i].s, &rc, err);
     /* Statistics for the planner: without them it takes `scan = ?` alone for
      * selective and passes over the better index (entries by parent).  A
      * sampled ANALYZE costs little next to the rows just written. */

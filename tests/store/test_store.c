@@ -1119,8 +1119,6 @@ static const struct {
      "USING INDEX entries_path (scan=? AND path>? AND path<?)"},
     {"SELECT id, name, path FROM entries WHERE scan = 1 AND parent = 2 ORDER BY name",
      "USING INDEX entries_parent (scan=? AND parent=?)"},
-    {"SELECT id, path FROM entries WHERE scan = 1 AND block = 41",
-     "USING INDEX entries_block (scan=? AND block=?)"},
     {"SELECT seq, code_name, message FROM findings WHERE scan = 1 AND code = 262145"
      " ORDER BY seq",
      "USING INDEX findings_code (scan=? AND code=?)"},
@@ -1134,9 +1132,15 @@ static const struct {
      " AND first <= 20 ORDER BY first DESC LIMIT 1), 0) ORDER BY first",
      "USING PRIMARY KEY (scan=? AND first>? AND first<?)"},
     {"SELECT class, SUM(count) FROM block_runs WHERE scan = 1 GROUP BY class",
-     "USING INDEX block_runs_class (scan=?)"},
+     "USING PRIMARY KEY (scan=?)"},
     {"SELECT block, wrcnt FROM counters WHERE scan = 1 AND class = 6 ORDER BY block",
-     "USING COVERING INDEX counters_class (scan=? AND class=?)"},
+     "USING PRIMARY KEY (scan=? AND class=?)"},
+    {"SELECT id, started, n_error + n_critical AS bad FROM scans WHERE image_path = 'i.img'"
+     " ORDER BY id DESC LIMIT 1",
+     "USING INDEX scans_image (image_path=?)"},
+    {"SELECT e.path, b.file_block FROM entry_blocks b JOIN entries e ON e.scan = b.scan"
+     " AND e.id = b.entry WHERE b.scan = 1 AND b.block = 10",
+     "USING PRIMARY KEY (scan=? AND id=?)"},
     {"SELECT entry, file_block FROM entry_blocks WHERE scan = 1 AND block = 10",
      "USING COVERING INDEX entry_blocks_block (scan=? AND block=?)"},
     {"SELECT file_block, block FROM entry_blocks WHERE scan = 1 AND entry = 3"
