@@ -43,6 +43,7 @@ enum lanyfs_err lanyfs_fs_open(const char *path, unsigned flags, struct lanyfs_f
 {
     struct lanyfs_image *img;
     unsigned iflags = 0;
+    *out = NULL;
     if (flags & LANYFS_OPEN_RDWR)
         iflags |= LANYFS_IMAGE_RDWR;
     if (flags & LANYFS_OPEN_EXCL)
