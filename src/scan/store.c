@@ -146,6 +146,7 @@ static const char schema_sql[] =
     "    entry INTEGER NOT NULL,\n"
     "    file_block INTEGER NOT NULL,\n"
     "    block INTEGER NOT NULL,\n"
+    "    count INTEGER NOT NULL,\n"
     "    PRIMARY KEY (scan, entry, file_block)\n"
     ") WITHOUT ROWID;\n"
     "CREATE INDEX entry_blocks_block ON entry_blocks(scan, block);\n"
@@ -799,8 +800,8 @@ static const struct {
                  " created_offset, modified, modified_offset, attr, wrcnt, blocks_needed,"
                  " blocks_mapped, blocks_intact",
                  18},
-    [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks", "entry_blocks", "scan, entry, file_block, block",
-                       4},
+    [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks", "entry_blocks",
+                       "scan, entry, file_block, block, count", 5},
     [W_RUN] = {"INSERT INTO block_runs", "block_runs", "scan, first, count, class, owner, flags",
                6},
     [W_COUNTER] = {"INSERT INTO counters", "counters", "scan, block, class, wrcnt", 4},
@@ -990,11 +991,20 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
                  VI(e->wrcnt), VU(se->blocks_needed), VU(se->blocks_mapped),
                  VU(se->blocks_intact));
         progress(w, 1);
-        for (uint64_t k = 0; k < se->ndata && rc == LANYFS_OK; k++) {
-            if (se->data[k] == 0)
-                continue; /* a hole: no row */
-            rc = ROW(w, W_ENTRY_BLOCK, VI(w->scan), VI(se->id), VU(k), VU(se->data[k]));
-            progress(w, 1);
+        /* Extents: consecutive file blocks in consecutive disk blocks, holes left out. */
+        for (uint64_t k = 0; k < se->ndata && rc == LANYFS_OK;) {
+            if (se->data[k] == 0) {
+                k++;
+                continue;
+            }
+            uint64_t len = 1;
+            while (k + len < se->ndata && len < STORE_EXTENT_MAX && se->data[k + len] != 0 &&
+                   se->data[k + len] == se->data[k] + len)
+                len++;
+            rc = ROW(w, W_ENTRY_BLOCK, VI(w->scan), VI(se->id), VU(k), VU(se->data[k]),
+                     VU(len));
+            progress(w, len);
+            k += len;
         }
     }
     return rc;
@@ -1472,7 +1482,7 @@ static int entry_block_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc,
     (void)rc;
     (void)err;
     struct user_ctx *c = ctx;
-    return c->cb.entry_block(c->ctx, col_u64(st, 0), col_u64(st, 1));
+    return c->cb.entry_block(c->ctx, col_u64(st, 0), col_u64(st, 1), col_u64(st, 2));
 }
 
 enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_t entry,
@@ -1480,8 +1490,8 @@ enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_
 {
     struct user_ctx c = {.db = db, .cb.entry_block = cb, .ctx = ctx};
     return query_run(db, "SELECT FROM entry_blocks",
-                     "SELECT file_block, block FROM entry_blocks WHERE scan = ? AND entry = ?"
-                     " ORDER BY file_block",
+                     "SELECT file_block, block, count FROM entry_blocks WHERE scan = ?"
+                     " AND entry = ? ORDER BY file_block",
                      (struct val[]){VI(scan_id), VI(entry)}, 2, entry_block_row, &c, err);
 }
 
@@ -1496,11 +1506,16 @@ static int owner_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct la
 enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_t block,
                                    store_block_owner_cb cb, void *ctx, struct lanyfs_error *err)
 {
+    /* An extent holding block starts at most STORE_EXTENT_MAX - 1 blocks before it. */
     struct user_ctx c = {.db = db, .cb.owner = cb, .ctx = ctx};
+    if (block > INT64_MAX)
+        return LANYFS_OK;
     return query_run(db, "SELECT FROM entry_blocks",
-                     "SELECT entry, file_block FROM entry_blocks WHERE scan = ? AND block = ?"
+                     "SELECT entry, file_block + (?2 - block) FROM entry_blocks WHERE scan = ?1"
+                     " AND block BETWEEN ?2 - ?3 + 1 AND ?2 AND block + count > ?2"
                      " ORDER BY entry, file_block",
-                     (struct val[]){VI(scan_id), VU(block)}, 2, owner_row, &c, err);
+                     (struct val[]){VI(scan_id), VU(block), VI(STORE_EXTENT_MAX)}, 3, owner_row, &c,
+                     err);
 }
 
 static int finding_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)

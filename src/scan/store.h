@@ -197,8 +197,14 @@ typedef int (*store_entry_cb)(void *ctx, const struct store_entry *e);
 enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *path_prefix,
                               int state, store_entry_cb cb, void *ctx, struct lanyfs_error *err);
 
-/* The data map of one entry: file block and disk block of each mapped block, in file order. */
-typedef int (*store_entry_block_cb)(void *ctx, uint64_t file_block, uint64_t block);
+/*
+ * The data map of one entry as extents, in file order: file blocks
+ * file_block .. file_block+count-1 are disk blocks block .. block+count-1.
+ * Holes have no extent.  An extent is at most STORE_EXTENT_MAX blocks long.
+ */
+#define STORE_EXTENT_MAX 1024
+typedef int (*store_entry_block_cb)(void *ctx, uint64_t file_block, uint64_t block,
+                                    uint64_t count);
 enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_t entry,
                                    store_entry_block_cb cb, void *ctx, struct lanyfs_error *err);
 /* The entries whose data map holds block, with the file block there: cross-links show twice. */

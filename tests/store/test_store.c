@@ -435,6 +435,15 @@ static int count_owner(void *ctx, uint32_t entry, uint64_t file_block)
     return count_pair(ctx, entry, file_block);
 }
 
+/* Extents: ids[] the file block, vals[] the disk block, runs[].count the length. */
+static int count_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    struct collect *c = ctx;
+    if (c->n < 64)
+        c->runs[c->n].count = count;
+    return count_pair(ctx, file_block, block);
+}
+
 /* Entries checked field by field against the result. */
 struct entry_check {
     const struct scan_result *r;
@@ -558,14 +567,21 @@ START_TEST(t_round_trip)
                      LANYFS_OK);
     ck_assert_uint_eq(ec.n, 6);
 
-    /* Data maps: holes have no row. */
+    /* Data maps as extents: holes have no row. */
     struct collect c = {0};
-    ck_assert_int_eq(store_entry_blocks(db, id, 4, count_pair, &c, &err), LANYFS_OK);
+    ck_assert_int_eq(store_entry_blocks(db, id, 4, count_extent, &c, &err), LANYFS_OK);
     ck_assert_uint_eq(c.n, 2);
     ck_assert_uint_eq(c.ids[0], 0);
     ck_assert_uint_eq(c.vals[0], 9);
+    ck_assert_uint_eq(c.runs[0].count, 1);
     ck_assert_uint_eq(c.ids[1], 2);
     ck_assert_uint_eq(c.vals[1], 10);
+    ck_assert_uint_eq(c.runs[1].count, 1);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_entry_blocks(db, id, 3, count_extent, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.vals[0], 5);
+    ck_assert_uint_eq(c.runs[0].count, 3);
     memset(&c, 0, sizeof(c));
     ck_assert_int_eq(store_block_owners(db, id, 6, count_owner, &c, &err), LANYFS_OK);
     ck_assert_uint_eq(c.n, 1);
@@ -758,6 +774,78 @@ START_TEST(t_no_super_no_geom)
     ck_assert_uint_eq(s.map_blocks, 16);
     ck_assert_uint_eq(s.summary.by_class[SCAN_BLK_UNKNOWN], 16);
     store_scan_clear(&s);
+    close_ok(db);
+    scan_result_free(r);
+}
+END_TEST
+
+/* Every data block of every entry, from the extents, against the result. */
+struct map_check {
+    const struct scan_entry *se; /* the entry */
+    uint64_t next;               /* the next file block an extent may start at */
+    uint64_t blocks;             /* blocks seen */
+};
+
+static int check_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    struct map_check *c = ctx;
+    ck_assert_uint_ge(file_block, c->next);
+    ck_assert_uint_ge(count, 1);
+    ck_assert_uint_le(count, STORE_EXTENT_MAX);
+    for (uint64_t k = c->next; k < file_block; k++)
+        ck_assert_uint_eq(c->se->data[k], 0); /* skipped: holes only */
+    for (uint64_t k = 0; k < count; k++)
+        ck_assert_uint_eq(c->se->data[file_block + k], block + k);
+    c->next = file_block + count;
+    c->blocks += count;
+    return 0;
+}
+
+START_TEST(t_extents)
+{
+    struct scan_result *r = fake_new(9, 4, 8192);
+    static uint64_t big[2600], holes[40];
+    for (uint64_t k = 0; k < 2600; k++)
+        big[k] = 100 + k; /* one run: 1024 + 1024 + 552 */
+    for (uint64_t k = 0; k < 40; k++)
+        holes[k] = k % 7 == 3 ? 0 : k < 20 ? 3000 + k : 5000 - k; /* holes, backwards */
+    holes[39] = 150; /* a cross-link into big's first extent */
+    fake_entry(r, 1, 0, SCAN_ENTRY_LIVE, LANYFS_TYPE_DIR, "LANYFSROOT", 10, "/", 0, NULL, 0);
+    fake_entry(r, 2, 1, SCAN_ENTRY_LIVE, LANYFS_TYPE_FILE, "big", 3, "/big", 2600 * 512, big,
+               2600);
+    fake_entry(r, 3, 1, SCAN_ENTRY_DELETED, LANYFS_TYPE_FILE, "h", 1, "/h", 40 * 512, holes, 40);
+    struct store_db *db = open_ok(dbpath("ext.db"), 0);
+    int64_t id = add_ok(db, r, "e.img");
+    struct lanyfs_error err;
+    for (uint32_t e = 2; e <= 3; e++) {
+        struct map_check mc = {.se = scan_entry_by_id(r, e)};
+        ck_assert_int_eq(store_entry_blocks(db, id, e, check_extent, &mc, &err), LANYFS_OK);
+        ck_assert_uint_eq(mc.blocks, mc.se->blocks_mapped);
+    }
+    struct collect c = {0};
+    ck_assert_int_eq(store_entry_blocks(db, id, 2, count_extent, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 3);
+    ck_assert_uint_eq(c.runs[2].count, 552);
+    /* Owners from the extents: the cross-linked block has two. */
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_block_owners(db, id, 150, count_owner, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.ids[0], 2);
+    ck_assert_uint_eq(c.vals[0], 50);
+    ck_assert_uint_eq(c.ids[1], 3);
+    ck_assert_uint_eq(c.vals[1], 39);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_block_owners(db, id, 100 + 2047, count_owner, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.vals[0], 2047);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_block_owners(db, id, 100 + 2600, count_owner, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 0);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_block_owners(db, id, 4975, count_owner, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.ids[0], 3);
+    ck_assert_uint_eq(c.vals[0], 25);
     close_ok(db);
     scan_result_free(r);
 }
@@ -1138,23 +1226,78 @@ static const struct {
     {"SELECT id, started, n_error + n_critical AS bad FROM scans WHERE image_path = 'i.img'"
      " ORDER BY id DESC LIMIT 1",
      "USING INDEX scans_image (image_path=?)"},
-    {"SELECT e.path, b.file_block FROM entry_blocks b JOIN entries e ON e.scan = b.scan"
-     " AND e.id = b.entry WHERE b.scan = 1 AND b.block = 10",
+    {"SELECT e.path, b.file_block + (10 - b.block) FROM entry_blocks b JOIN entries e"
+     " ON e.scan = b.scan AND e.id = b.entry WHERE b.scan = 1 AND b.block BETWEEN 10 - 1023"
+     " AND 10 AND b.block + b.count > 10",
      "USING PRIMARY KEY (scan=? AND id=?)"},
-    {"SELECT entry, file_block FROM entry_blocks WHERE scan = 1 AND block = 10",
-     "USING COVERING INDEX entry_blocks_block (scan=? AND block=?)"},
-    {"SELECT file_block, block FROM entry_blocks WHERE scan = 1 AND entry = 3"
+    {"SELECT entry, file_block + (10 - block) FROM entry_blocks WHERE scan = 1"
+     " AND block BETWEEN 10 - 1023 AND 10 AND block + count > 10",
+     "USING INDEX entry_blocks_block (scan=? AND block>? AND block<?)"},
+    {"SELECT file_block, block, count FROM entry_blocks WHERE scan = 1 AND entry = 3"
      " ORDER BY file_block",
      "USING PRIMARY KEY (scan=? AND entry=?)"},
 };
 
+/*
+ * A stick of nfiles small files in directories of 100, laid out as a writer
+ * lays them out: directory, then per file its entry, extender and 1..2 data
+ * blocks; the rest free.  The planner's statistics then look like a real
+ * scan's.
+ */
+static struct scan_result *many_files(uint64_t nfiles)
+{
+    uint64_t blocks = nfiles * 4 + nfiles / 100 + 64;
+    struct scan_result *r = fake_new(10, 4, blocks);
+    uint32_t root = fake_entry(r, 1, 0, SCAN_ENTRY_LIVE, LANYFS_TYPE_DIR, "LANYFSROOT", 10, "/",
+                               0, NULL, 0);
+    fake_block(r, 0, SCAN_BLK_SUPER, SCAN_BF_METADATA, 3, 0, 0);
+    fake_block(r, 1, SCAN_BLK_DIR, SCAN_BF_METADATA, 3, root, 0);
+    uint64_t b = 2;
+    uint32_t dir = 0;
+    for (uint64_t i = 0; i < nfiles; i++) {
+        char name[32], path[64];
+        if (i % 100 == 0) {
+            snprintf(name, sizeof(name), "d%04u", (unsigned)(i / 100));
+            snprintf(path, sizeof(path), "/%s", name);
+            dir = fake_entry(r, b, root, SCAN_ENTRY_LIVE, LANYFS_TYPE_DIR, name, strlen(name),
+                             path, 0, NULL, 0);
+            fake_block(r, b, SCAN_BLK_DIR, SCAN_BF_METADATA, 1, dir, 0);
+            b++;
+        }
+        snprintf(name, sizeof(name), "file-%06u.dat", (unsigned)i);
+        snprintf(path, sizeof(path), "/d%04u/%s", (unsigned)(i / 100), name);
+        uint64_t nd = 1 + i % 2, data[2] = {b + 2, b + 3};
+        uint32_t id = fake_entry(r, b, dir, i % 50 == 7 ? SCAN_ENTRY_DELETED : SCAN_ENTRY_LIVE,
+                                 LANYFS_TYPE_FILE, name, strlen(name), path, nd * 1024 - 100,
+                                 data, nd);
+        fake_block(r, b, SCAN_BLK_FILE, SCAN_BF_METADATA, 1, id, 0);
+        fake_block(r, b + 1, SCAN_BLK_EXTENDER, SCAN_BF_METADATA, 0, id, 0);
+        for (uint64_t k = 0; k < nd; k++)
+            fake_block(r, b + 2 + k, SCAN_BLK_DATA, 0, 0, id, k);
+        if (i % 300 == 5)
+            fake_finding(r, SCAN_PR_BLOCK_SHARED, id, b + 2, 0, 0, 0, 0, 0, path, "/elsewhere");
+        if (i % 50 == 7)
+            fake_finding(r, SCAN_PR_DELETED_ENTRY, id, b, 0, 0, 0, nd, nd, path, "file");
+        if (i % 97 == 3)
+            fake_finding(r, SCAN_PR_FILE_HOLES, id, b, 0, 0, 0, 1, 0, path, NULL);
+        if (i % 61 == 9)
+            fake_finding(r, SCAN_PR_TORN_SECTORS, 0, b, 0, 0, 0, 1, 0, NULL, "chain over data");
+        b += 2 + nd;
+    }
+    for (; b < blocks; b++)
+        fake_block(r, b, b % 500 == 0 ? SCAN_BLK_CHAIN : SCAN_BLK_FREE,
+                   b % 500 == 0 ? SCAN_BF_METADATA : 0, 1, 0, 0);
+    return r;
+}
+
 START_TEST(t_indexes)
 {
     const char *p = dbpath("idx.db");
-    struct scan_result *r = sample();
+    struct scan_result *r = many_files(3000);
     struct store_db *db = open_ok(p, 0);
     add_ok(db, r, "i.img");
     add_ok(db, r, "i.img");
+    check_runs_cover_map(db, 2, r);
     close_ok(db);
     sqlite3 *h = raw_open(p);
     for (size_t i = 0; i < sizeof(gui_queries) / sizeof(gui_queries[0]); i++) {
@@ -1180,6 +1323,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_foreign_files);
     tcase_add_test(tc, t_round_trip);
     tcase_add_test(tc, t_queries);
+    tcase_add_test(tc, t_extents);
     tcase_add_test(tc, t_big_values);
     tcase_add_test(tc, t_no_super_no_geom);
     tcase_add_test(tc, t_two_scans);
