@@ -124,3 +124,19 @@ bool lanyfs_blockmap_del(struct lanyfs_blockmap *m, uint64_t blk)
     m->count--;
     return true;
 }
+
+bool lanyfs_blockmap_next(const struct lanyfs_blockmap *m, size_t *pos, uint64_t *blk,
+                          uint64_t *val)
+{
+    while (*pos < m->cap) {
+        size_t i = (*pos)++;
+        if (m->keys[i] == EMPTY || m->keys[i] == DELETED)
+            continue;
+        if (blk)
+            *blk = m->keys[i];
+        if (val)
+            *val = m->vals[i];
+        return true;
+    }
+    return false;
+}
