@@ -4,36 +4,66 @@
  * The tree lives in the entries' own blocks with the REVERSED order of
  * SPEC-§5: at node N a name X goes left when strncmp(N.name, X) < 0.  The
  * changes are made to the in-memory inodes and reach the disk at writeback.
+ * Every function here reads everything it needs before it changes the
+ * first inode, so a failure leaves the tree in memory as it was; each
+ * inode is saved for the caller's undo (wr_isave) before it changes.
  *
- * Deletion of a node with two children puts the leftmost node of its right
- * subtree (the next smaller name) in its place.  The 2012 driver fails
- * with ENOENT when that node is a leaf and not the deleted node's direct
- * child (SPEC-§9.9); in driver mode wr_tree_delete does the same, changing
- * nothing.  Links to blocks outside the device or of other types are
- * treated as absent, as the driver does (SPEC-§9.14).  Every descent keeps
- * a visited set, so a cycle on disk ends the walk with LANYFS_E_CYCLE.
+ * Correct mode deletes a node with two children by putting the leftmost
+ * node of its right subtree (the next smaller name) in its place, and
+ * refuses a tree with a link to a block that is no entry or outside the
+ * device (LANYFS_E_CORRUPT): fsck repairs such a tree, the writer does not
+ * build on it.
+ *
+ * Driver mode follows lanyfs_btree_add_inode, __lanyfs_btree_del_inode and
+ * __lanyfs_btree_lookup (SPEC-§9.9, §9.14):
+ *  - a link whose block cannot be read as an entry is absent to a lookup,
+ *    fails an insert (EINVAL), makes a delete's descent report success
+ *    without change, and fails a delete at the node (ENOENT);
+ *  - the delete picks its case from the raw link values, and fails with
+ *    ENOENT when the node has two children and the leftmost node of its
+ *    right subtree is a leaf that is not its direct child.
+ *
+ * Every walk keeps a visited set, so a cycle on disk ends it with
+ * LANYFS_E_CYCLE instead of the driver's unbounded recursion.
  */
 #include <inttypes.h>
 #include <string.h>
 
 #include "writer_priv.h"
 
-/* The inode a link names, or NULL when the driver would treat it as absent. */
+/*
+ * The inode a link names: *out NULL and *bad false when there is no link,
+ * *bad true when the link names a block that is no entry (or lies outside
+ * the device, or cannot be read).  Only running out of memory fails.
+ */
 static enum lanyfs_err follow(struct lanyfs_writer *w, uint64_t blk, struct winode **out,
-                              struct lanyfs_error *err)
+                              bool *bad, struct lanyfs_error *err)
 {
     *out = NULL;
-    if (blk == 0 || blk >= w->g->blocks)
+    *bad = false;
+    if (blk == 0)
         return LANYFS_OK;
     struct lanyfs_error sub;
     enum lanyfs_err rc = wr_iget(w, blk, out, &sub);
-    if (rc == LANYFS_E_BADTYPE) {
-        *out = NULL;
-        return LANYFS_OK;
+    if (rc == LANYFS_E_NOMEM) {
+        if (err)
+            *err = sub;
+        return rc;
     }
-    if (rc != LANYFS_OK && err)
-        *err = sub;
-    return rc;
+    if (rc != LANYFS_OK) {
+        *out = NULL;
+        *bad = true;
+    }
+    return LANYFS_OK;
+}
+
+/* The correct writer's refusal of a link that names no entry. */
+static enum lanyfs_err bad_link(struct winode *from, uint64_t to, struct lanyfs_error *err)
+{
+    return lanyfs_fail(err, LANYFS_E_CORRUPT, from->blk,
+                       "block %" PRIu64 " links to block %" PRIu64
+                       ", which is no directory or file (run fsck-lanyfs)",
+                       from->blk, to);
 }
 
 static enum lanyfs_err seen_once(struct lanyfs_blockset *seen, uint64_t blk, uint64_t dir,
@@ -54,17 +84,30 @@ enum lanyfs_err wr_tree_insert(struct lanyfs_writer *w, struct winode *dir, stru
                                struct lanyfs_error *err)
 {
     struct winode *cur;
-    enum lanyfs_err rc = follow(w, dir->e.subtree, &cur, err);
+    bool bad;
+    struct lanyfs_blockset *seen = NULL;
+    enum lanyfs_err rc = follow(w, dir->e.subtree, &cur, &bad, err);
     if (rc != LANYFS_OK)
-        return rc;
+        goto out;
+    if (bad) {
+        rc = drv(w) ? lanyfs_fail(err, LANYFS_E_INVAL, dir->blk,
+                                  "directory %" PRIu64 ": its tree's root %" PRIu64
+                                  " is no entry, so the 2012 driver cannot insert (EINVAL)",
+                                  dir->blk, dir->e.subtree)
+                    : bad_link(dir, dir->e.subtree, err);
+        goto out;
+    }
     if (cur == NULL) {
+        wr_isave(w, dir);
         dir->e.subtree = child->blk;
         wr_idirty(w, dir);
-        return LANYFS_OK;
+        goto out;
     }
-    struct lanyfs_blockset *seen = lanyfs_blockset_new();
-    if (seen == NULL)
-        return lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
+    seen = lanyfs_blockset_new();
+    if (seen == NULL) {
+        rc = lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
+        goto out;
+    }
     for (;;) {
         rc = seen_once(seen, cur->blk, dir->blk, err);
         if (rc != LANYFS_OK)
@@ -78,16 +121,26 @@ enum lanyfs_err wr_tree_insert(struct lanyfs_writer *w, struct winode *dir, stru
         }
         uint64_t *link = c < 0 ? &cur->e.left : &cur->e.right;
         struct winode *next;
-        rc = follow(w, *link, &next, err);
-        if (rc != LANYFS_OK)
+        if ((rc = follow(w, *link, &next, &bad, err)) != LANYFS_OK)
             break;
+        if (bad) {
+            rc = drv(w) ? lanyfs_fail(err, LANYFS_E_INVAL, cur->blk,
+                                      "block %" PRIu64 " links to block %" PRIu64
+                                      ", which is no entry: the 2012 driver cannot insert "
+                                      "(EINVAL)",
+                                      cur->blk, *link)
+                        : bad_link(cur, *link, err);
+            break;
+        }
         if (next == NULL) {
+            wr_isave(w, cur);
             *link = child->blk;
             wr_idirty(w, cur);
             break;
         }
         cur = next;
     }
+out:
     lanyfs_blockset_free(seen);
     return rc;
 }
@@ -96,62 +149,239 @@ enum lanyfs_err wr_tree_lookup(struct lanyfs_writer *w, struct winode *dir, cons
                                size_t len, struct winode **out, struct lanyfs_error *err)
 {
     struct winode *cur;
+    struct lanyfs_blockset *seen = NULL;
+    uint64_t from = dir->blk, link = dir->e.subtree;
+    bool bad;
     *out = NULL;
-    enum lanyfs_err rc = follow(w, dir->e.subtree, &cur, err);
+    enum lanyfs_err rc = follow(w, link, &cur, &bad, err);
     if (rc != LANYFS_OK)
-        return rc;
-    struct lanyfs_blockset *seen = lanyfs_blockset_new();
-    if (seen == NULL)
-        return lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
-    rc = LANYFS_E_NOTFOUND;
-    while (cur != NULL) {
-        enum lanyfs_err src = seen_once(seen, cur->blk, dir->blk, err);
-        if (src != LANYFS_OK) {
-            rc = src;
-            break;
+        goto out;
+    seen = lanyfs_blockset_new();
+    if (seen == NULL) {
+        rc = lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
+        goto out;
+    }
+    for (;;) {
+        if (bad) {
+            if (drv(w))
+                break; /* __lanyfs_btree_lookup: an unreadable link is absent */
+            struct winode *src = NULL;
+            wr_iget(w, from, &src, NULL);
+            rc = src ? bad_link(src, link, err)
+                     : lanyfs_fail(err, LANYFS_E_CORRUPT, from, "bad link in the tree");
+            goto out;
         }
+        if (cur == NULL)
+            break;
+        if ((rc = seen_once(seen, cur->blk, dir->blk, err)) != LANYFS_OK)
+            goto out;
         int c = lanyfs_name_cmp(cur->e.name, (const uint8_t *)name, len);
         if (c == 0) {
             *out = cur;
-            rc = LANYFS_OK;
-            break;
+            goto out;
         }
-        src = follow(w, c < 0 ? cur->e.left : cur->e.right, &cur, err);
-        if (src != LANYFS_OK) {
-            rc = src;
-            break;
-        }
+        from = cur->blk;
+        link = c < 0 ? cur->e.left : cur->e.right;
+        if ((rc = follow(w, link, &cur, &bad, err)) != LANYFS_OK)
+            goto out;
     }
+    rc = lanyfs_fail(err, LANYFS_E_NOTFOUND, dir->blk, "no such entry in directory block %" PRIu64,
+                     dir->blk);
+out:
     lanyfs_blockset_free(seen);
-    if (rc == LANYFS_E_NOTFOUND)
-        lanyfs_fail(err, rc, dir->blk, "no such entry in directory block %" PRIu64, dir->blk);
     return rc;
 }
 
-enum lanyfs_err wr_tree_delete(struct lanyfs_writer *w, struct winode *dir, struct winode *node,
-                               struct lanyfs_error *err)
+/* ENOENT from __lanyfs_btree_del_inode at the node (SPEC-§9.9). */
+static enum lanyfs_err drv_cannot(struct winode *node, const char *why,
+                                  struct lanyfs_error *err)
 {
-    struct winode *parent = dir, *cur;
-    uint64_t *link = &dir->e.subtree;
-    enum lanyfs_err rc = follow(w, dir->e.subtree, &cur, err);
-    if (rc != LANYFS_OK)
-        return rc;
-    struct lanyfs_blockset *seen = lanyfs_blockset_new();
-    if (seen == NULL)
-        return lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
+    return lanyfs_fail(err, LANYFS_E_NOTFOUND, node->blk,
+                       "the 2012 driver cannot delete entry block %" PRIu64
+                       " from its tree: %s (ENOENT)",
+                       node->blk, why);
+}
 
+/* Replace in the parent (or the directory) the link that names node. */
+static void relink(struct lanyfs_writer *w, struct winode *owner, uint64_t *link, uint64_t to)
+{
+    wr_isave(w, owner);
+    *link = to;
+    wr_idirty(w, owner);
+}
+
+/* The delete at the node, in the driver's cases (raw link values). */
+static enum lanyfs_err delete_driver(struct lanyfs_writer *w, struct winode *dir,
+                                     struct winode *owner, uint64_t *link, struct winode *node,
+                                     struct lanyfs_blockset *seen, struct lanyfs_error *err)
+{
+    struct winode *r, *m, *next, *p, *tmp;
+    bool bad;
+    enum lanyfs_err rc;
+    if (node->e.left == 0 && node->e.right == 0) {
+        relink(w, owner, link, 0); /* case I: a leaf */
+        return LANYFS_OK;
+    }
+    if (node->e.left == 0 || node->e.right == 0) {
+        /* case III: one subtree, the left one preferred */
+        uint64_t only = node->e.left ? node->e.left : node->e.right;
+        if ((rc = follow(w, only, &tmp, &bad, err)) != LANYFS_OK)
+            return rc;
+        if (bad)
+            return drv_cannot(node, "its only child is no entry", err);
+        relink(w, owner, link, tmp->blk);
+        return LANYFS_OK;
+    }
+    /* case II: two subtrees */
+    if ((rc = follow(w, node->e.right, &r, &bad, err)) != LANYFS_OK)
+        return rc;
+    if (bad)
+        return drv_cannot(node, "its right child is no entry", err);
+    p = node;
+    m = r;
+    while (m->e.left != 0) {
+        if ((rc = seen_once(seen, m->blk, dir->blk, err)) != LANYFS_OK)
+            return rc;
+        if ((rc = follow(w, m->e.left, &next, &bad, err)) != LANYFS_OK)
+            return rc;
+        if (bad)
+            return lanyfs_fail(err, LANYFS_E_CORRUPT, m->blk,
+                               "block %" PRIu64 " links to block %" PRIu64
+                               ", which is no entry (the 2012 driver crashes here)",
+                               m->blk, m->e.left);
+        p = m;
+        m = next;
+    }
+    if (p != node) {
+        /* The leftmost node's child (lanyfs_btree_any_link: its right one) takes its place. */
+        if (m->e.right == 0)
+            return drv_cannot(node, "its replacement is a leaf below its right child", err);
+        if ((rc = follow(w, m->e.right, &tmp, &bad, err)) != LANYFS_OK)
+            return rc;
+        if (bad)
+            return drv_cannot(node, "its replacement's child is no entry", err);
+        wr_isave(w, p);
+        if (p->e.left == m->blk)
+            p->e.left = tmp->blk;
+        else if (p->e.right == m->blk)
+            p->e.right = tmp->blk;
+        wr_idirty(w, p);
+        wr_isave(w, m);
+        m->e.right = node->e.right;
+        wr_idirty(w, m);
+    }
+    wr_isave(w, m);
+    m->e.left = node->e.left;
+    wr_idirty(w, m);
+    relink(w, owner, link, m->blk);
+    return LANYFS_OK;
+}
+
+/* The textbook delete at the node, every link checked first. */
+static enum lanyfs_err delete_correct(struct lanyfs_writer *w, struct winode *dir,
+                                      struct winode *owner, uint64_t *link, struct winode *node,
+                                      struct lanyfs_blockset *seen, struct lanyfs_error *err)
+{
+    struct winode *l, *r, *m, *next, *mr;
+    bool bad;
+    enum lanyfs_err rc;
+    if ((rc = follow(w, node->e.left, &l, &bad, err)) != LANYFS_OK)
+        return rc;
+    if (bad)
+        return bad_link(node, node->e.left, err);
+    if ((rc = follow(w, node->e.right, &r, &bad, err)) != LANYFS_OK)
+        return rc;
+    if (bad)
+        return bad_link(node, node->e.right, err);
+    if (l == NULL || r == NULL) {
+        struct winode *only = l ? l : r;
+        relink(w, owner, link, only ? only->blk : 0);
+        return LANYFS_OK;
+    }
+    if (l == r || l == node || r == node)
+        return lanyfs_fail(err, LANYFS_E_CYCLE, node->blk,
+                           "directory %" PRIu64 ": the children of block %" PRIu64
+                           " are not two distinct subtrees",
+                           dir->blk, node->blk);
+    if ((rc = follow(w, r->e.left, &m, &bad, err)) != LANYFS_OK)
+        return rc;
+    if (bad)
+        return bad_link(r, r->e.left, err);
+    if (m == NULL) {
+        /* The right child has no greater child: it takes the node's place. */
+        wr_isave(w, r);
+        r->e.left = l->blk;
+        wr_idirty(w, r);
+        relink(w, owner, link, r->blk);
+        return LANYFS_OK;
+    }
+    struct winode *p = r;
+    for (;;) {
+        if ((rc = seen_once(seen, m->blk, dir->blk, err)) != LANYFS_OK)
+            return rc;
+        if ((rc = follow(w, m->e.left, &next, &bad, err)) != LANYFS_OK)
+            return rc;
+        if (bad)
+            return bad_link(m, m->e.left, err);
+        if (next == NULL)
+            break;
+        p = m;
+        m = next;
+    }
+    if ((rc = follow(w, m->e.right, &mr, &bad, err)) != LANYFS_OK)
+        return rc;
+    if (bad)
+        return bad_link(m, m->e.right, err);
+    if (m == l)
+        return lanyfs_fail(err, LANYFS_E_CYCLE, m->blk,
+                           "directory %" PRIu64 ": block %" PRIu64 " is reached twice",
+                           dir->blk, m->blk);
+    wr_isave(w, p);
+    p->e.left = mr ? mr->blk : 0;
+    wr_idirty(w, p);
+    wr_isave(w, m);
+    m->e.left = l->blk;
+    m->e.right = r->blk;
+    wr_idirty(w, m);
+    relink(w, owner, link, m->blk);
+    return LANYFS_OK;
+}
+
+enum lanyfs_err wr_tree_delete(struct lanyfs_writer *w, struct winode *dir, struct winode *node,
+                               bool *removed, struct lanyfs_error *err)
+{
+    struct winode *owner = dir, *cur;
+    uint64_t *link = &dir->e.subtree;
+    struct lanyfs_blockset *seen = NULL;
+    bool bad;
+    if (removed)
+        *removed = false;
+    enum lanyfs_err rc = follow(w, dir->e.subtree, &cur, &bad, err);
+    if (rc != LANYFS_OK)
+        goto out;
+    seen = lanyfs_blockset_new();
+    if (seen == NULL) {
+        rc = lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
+        goto out;
+    }
     /* Find the node by its name, remembering the link that names it. */
-    while (cur != NULL && cur != node) {
-        rc = seen_once(seen, cur->blk, dir->blk, err);
-        if (rc != LANYFS_OK)
+    for (;;) {
+        if (bad) {
+            if (drv(w))
+                goto out; /* the driver's descent: an unreadable link counts as success */
+            rc = bad_link(owner, *link, err);
+            goto out;
+        }
+        if (cur == NULL || cur == node)
+            break;
+        if ((rc = seen_once(seen, cur->blk, dir->blk, err)) != LANYFS_OK)
             goto out;
         int c = lanyfs_name_cmp(cur->e.name, node->e.name, node->e.name_len);
         if (c == 0)
             break; /* same name, other block: not the node we were given */
-        parent = cur;
+        owner = cur;
         link = c < 0 ? &cur->e.left : &cur->e.right;
-        rc = follow(w, *link, &cur, err);
-        if (rc != LANYFS_OK)
+        if ((rc = follow(w, *link, &cur, &bad, err)) != LANYFS_OK)
             goto out;
     }
     if (cur != node) {
@@ -160,62 +390,12 @@ enum lanyfs_err wr_tree_delete(struct lanyfs_writer *w, struct winode *dir, stru
                          node->blk, dir->blk);
         goto out;
     }
-
-    struct winode *l, *r;
-    if ((rc = follow(w, node->e.left, &l, err)) != LANYFS_OK ||
-        (rc = follow(w, node->e.right, &r, err)) != LANYFS_OK)
+    if ((rc = seen_once(seen, node->blk, dir->blk, err)) != LANYFS_OK)
         goto out;
-    if (l == NULL || r == NULL) {
-        struct winode *only = l ? l : r;
-        *link = only ? only->blk : 0;
-    } else {
-        struct winode *m;
-        if ((rc = follow(w, r->e.left, &m, err)) != LANYFS_OK)
-            goto out;
-        if (m == NULL) {
-            /* The right child has no greater child: it takes the node's place. */
-            r->e.left = l->blk;
-            *link = r->blk;
-            wr_idirty(w, r);
-        } else {
-            struct winode *p = r, *next;
-            lanyfs_blockset_free(seen);
-            seen = lanyfs_blockset_new();
-            if (seen == NULL) {
-                rc = lanyfs_fail(err, LANYFS_E_NOMEM, dir->blk, "out of memory");
-                goto out;
-            }
-            for (;;) {
-                if ((rc = seen_once(seen, m->blk, dir->blk, err)) != LANYFS_OK ||
-                    (rc = follow(w, m->e.left, &next, err)) != LANYFS_OK)
-                    goto out;
-                if (next == NULL)
-                    break;
-                p = m;
-                m = next;
-            }
-            struct winode *mr;
-            if ((rc = follow(w, m->e.right, &mr, err)) != LANYFS_OK)
-                goto out;
-            if (drv(w) && mr == NULL) {
-                /* SPEC-§9.9: __lanyfs_btree_del_inode returns ENOENT here. */
-                rc = lanyfs_fail(err, LANYFS_E_NOTFOUND, node->blk,
-                                 "the 2012 driver cannot delete entry block %" PRIu64
-                                 " from its tree (its replacement %" PRIu64
-                                 " is a leaf below its right child)",
-                                 node->blk, m->blk);
-                goto out;
-            }
-            p->e.left = mr ? mr->blk : 0;
-            m->e.left = l->blk;
-            m->e.right = r->blk;
-            *link = m->blk;
-            wr_idirty(w, p);
-            wr_idirty(w, m);
-        }
-    }
-    wr_idirty(w, parent);
-    rc = LANYFS_OK;
+    rc = drv(w) ? delete_driver(w, dir, owner, link, node, seen, err)
+                : delete_correct(w, dir, owner, link, node, seen, err);
+    if (rc == LANYFS_OK && removed)
+        *removed = true;
 out:
     lanyfs_blockset_free(seen);
     return rc;

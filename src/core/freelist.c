@@ -15,7 +15,13 @@
  *
  * Correct mode never fills the last slot, so the driver leaks nothing when
  * it later consumes the chain block; it pops a filled last slot (left by
- * the 2012 formatter) so that nothing leaks either.
+ * the 2012 formatter) so that nothing leaks either.  Its freeblocks is
+ * recounted at mount and kept exact, so it is what the allocator can give.
+ *
+ * Every allocation rewrites the superblock (lanyfs_super_sync) from the
+ * block the mount holds, read at the first rewrite: data that a hole sent
+ * to block 0 (SPEC-§9.8) is overwritten by the next rewrite, as the
+ * driver's cached buffer overwrites it.
  *
  * Every slot and pointer read here is checked against the device before it
  * is used: a wild value is LANYFS_E_CORRUPT naming the chain block, and the
@@ -36,16 +42,39 @@ enum lanyfs_err wr_direct(struct lanyfs_writer *w, uint64_t blk, const uint8_t *
     return rc;
 }
 
+/*
+ * lanyfs_super_sync.  The superblock is rewritten from the buffer the mount
+ * holds, read once on the first rewrite.  The driver changes only wrcnt,
+ * freehead, freetail, freeblocks and updated in it (SPEC-§8); the correct
+ * writer stores every field it holds.
+ */
 enum lanyfs_err wr_super_sync(struct lanyfs_writer *w, struct lanyfs_error *err)
 {
-    w->sb.wrcnt++;
+    enum lanyfs_err rc;
+    if (w->sbbuf == NULL) {
+        uint8_t *b = malloc(w->g->blocksize);
+        if (b == NULL)
+            return lanyfs_fail(err, LANYFS_E_NOMEM, 0, "out of memory");
+        rc = lanyfs_fs_read_block(w->fs, 0, b, err);
+        if (rc != LANYFS_OK) {
+            free(b);
+            return rc;
+        }
+        w->sbbuf = b;
+    }
     w->sb.updated = w->now;
-    uint8_t *b = w->scratch;
-    enum lanyfs_err rc = lanyfs_fs_read_block(w->fs, 0, b, err);
-    if (rc != LANYFS_OK)
-        return rc;
-    lanyfs_super_encode(&w->sb, b);
-    return wr_direct(w, 0, b, err);
+    if (drv(w)) {
+        w->sb.wrcnt = (uint16_t)(lanyfs_get16(w->sbbuf + LANYFS_HDR_WRCNT) + 1u);
+        lanyfs_put16(w->sbbuf + LANYFS_HDR_WRCNT, w->sb.wrcnt);
+        lanyfs_put64(w->sbbuf + LANYFS_SB_FREEHEAD, w->sb.freehead);
+        lanyfs_put64(w->sbbuf + LANYFS_SB_FREETAIL, w->sb.freetail);
+        lanyfs_put64(w->sbbuf + LANYFS_SB_FREEBLOCKS, w->sb.freeblocks);
+        lanyfs_ts_encode(&w->sb.updated, w->sbbuf + LANYFS_SB_UPDATED);
+    } else {
+        w->sb.wrcnt++;
+        lanyfs_super_encode(&w->sb, w->sbbuf);
+    }
+    return wr_direct(w, 0, w->sbbuf, err);
 }
 
 static enum lanyfs_err read_chain(struct lanyfs_writer *w, uint64_t blk, uint8_t *buf,
@@ -135,7 +164,7 @@ enum lanyfs_err wr_free(struct lanyfs_writer *w, uint64_t blk, struct lanyfs_err
         return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
                            "refusing to free block %" PRIu64 ", which is outside the device",
                            blk);
-    wr_drop_data(w, blk);
+    wr_drop_data(w, blk); /* correct mode's queue; the driver wrote its data at once */
     w->frees++;
     if (w->sb.freehead == 0 || w->sb.freetail == 0 || w->sb.freeblocks == 0) {
         /* SPEC-§8 first case: blk is the whole free list now. */
@@ -186,12 +215,11 @@ enum lanyfs_err wr_free(struct lanyfs_writer *w, uint64_t blk, struct lanyfs_err
 }
 
 /*
- * Walk the list from head: chain blocks and filled slots (all slots, or the
- * poppable ones).  Stops with an error at a cycle or a wild pointer.
+ * Walk the list from head: chain blocks and filled slots.  Stops with an
+ * error at a cycle or a wild pointer.
  */
-static enum lanyfs_err walk(struct lanyfs_fs *fs, uint64_t head, bool poppable_only,
-                            uint64_t *chains, uint64_t *slots, uint64_t *tail,
-                            struct lanyfs_error *err)
+static enum lanyfs_err walk(struct lanyfs_fs *fs, uint64_t head, uint64_t *chains,
+                            uint64_t *slots, uint64_t *tail, struct lanyfs_error *err)
 {
     const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
     uint8_t *b = malloc(g->blocksize);
@@ -202,7 +230,6 @@ static enum lanyfs_err walk(struct lanyfs_fs *fs, uint64_t head, bool poppable_o
         rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
         goto out;
     }
-    uint32_t nslots = poppable_only ? g->chainmax - 1 : g->chainmax;
     for (uint64_t cur = head; cur != 0;) {
         if (cur >= g->blocks) {
             rc = lanyfs_fail(err, LANYFS_E_CORRUPT, last,
@@ -224,7 +251,7 @@ static enum lanyfs_err walk(struct lanyfs_fs *fs, uint64_t head, bool poppable_o
         if (rc != LANYFS_OK)
             goto out;
         nc++;
-        for (uint32_t i = 0; i < nslots; i++)
+        for (uint32_t i = 0; i < g->chainmax; i++)
             if (lanyfs_chain_slot(g, b, i) != 0)
                 ns++;
         struct lanyfs_chain_hdr h;
@@ -247,20 +274,12 @@ out:
 enum lanyfs_err lanyfs_freelist_count(struct lanyfs_fs *fs, uint64_t *chain_blocks,
                                       uint64_t *slots, uint64_t *tail, struct lanyfs_error *err)
 {
-    return walk(fs, lanyfs_fs_super(fs)->freehead, false, chain_blocks, slots, tail, err);
+    return walk(fs, lanyfs_fs_super(fs)->freehead, chain_blocks, slots, tail, err);
 }
 
-enum lanyfs_err wr_free_available(struct lanyfs_writer *w, uint64_t *n, struct lanyfs_error *err)
+uint64_t wr_free_available(const struct lanyfs_writer *w)
 {
-    uint64_t chains, slots;
-    *n = 0;
-    if (w->sb.freehead == 0 || w->sb.freetail == 0 || w->sb.freeblocks == 0)
-        return LANYFS_OK;
-    enum lanyfs_err rc = walk(w->fs, w->sb.freehead, drv(w), &chains, &slots, NULL, err);
-    if (rc != LANYFS_OK)
-        return rc;
-    *n = chains + slots;
-    if (drv(w) && *n > w->sb.freeblocks)
-        *n = w->sb.freeblocks; /* the driver stops when its count reaches 0 */
-    return LANYFS_OK;
+    if (w->sb.freehead == 0 || w->sb.freetail == 0)
+        return 0;
+    return w->sb.freeblocks; /* exact in correct mode: recounted at mount, kept since */
 }

@@ -6,23 +6,31 @@
  *
  *  - LANYFS_WRITE_CORRECT keeps the free list exact (counts, tail, no
  *    leaks), frees extenders with their file, keeps the tree order, and
- *    checks every operation before its first write, so a refused operation
+ *    checks every operation before its first write (names, types, the
+ *    trees it changes, the exact free space), so a refused operation
  *    leaves the disk untouched.
  *  - LANYFS_WRITE_DRIVER2012 does what the 2012 kernel driver does, write by
  *    write, bugs included (SPEC-§8 and §9): the tail reset at mount, the
  *    slot range of pop and push, the uncounted push, extenders never freed,
  *    counters restarting at creation, the growth loop past extmax, the
- *    failing tree delete and the rename outcomes, the rmdir that freezes its
- *    parent, links and sizes landing only at writeback.
+ *    squaring helper and holes mapped to block 0, the failing tree delete
+ *    and the rename outcomes, the rmdir that freezes its parent, the time
+ *    drift, links and sizes landing only at writeback.  Like the driver it
+ *    does not check free space first: a write that cannot allocate maps
+ *    what it has.  Its file data goes through a model of the page cache
+ *    (4 KiB pages, each written out right after the write that fills it).
  *
  * In both modes file and directory blocks changed in memory reach the disk
- * at writeback, which runs at unmount (and when the queue of dirty data
- * grows large, as the kernel's periodic writeback does).  Direct block
- * writes (chain, superblock, extenders, new entry blocks) happen at once.
+ * at writeback, which runs at unmount and at lanyfs_writer_sync (and, in
+ * correct mode, when the queue of dirty data grows large, as the kernel's
+ * periodic writeback does); correct mode also writes a tree change back
+ * before it frees the block it unlinked.  Direct block writes (chain,
+ * superblock, extenders, new entry blocks) happen at once.
  *
  * Every block write passes the write hook of the lanyfs_fs, so a log sees
  * them in issue order; the sync hook marks where the driver would sync
- * with the `flush` mount option (after each direct write) and at unmount.
+ * with the `flush` mount option: after each direct write and each inode
+ * writeback, and at unmount.
  */
 #pragma once
 
