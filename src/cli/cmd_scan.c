@@ -1,0 +1,598 @@
+/*
+ * cmd_scan.c -- `lanyfs scan [--db FILE] [--json] [--quiet] [--no-hash] IMAGE`:
+ * the tolerant scan of a whole image, summed up as e2fsck sums up a check.
+ *
+ * The scan (scan.h) walks the trees, the files and the free list and
+ * sweeps every block; a damaged filesystem is a successful scan with
+ * findings.  The text output gives the geometry, the entries found (files,
+ * directories, deleted, orphaned), the blocks by class, the free count
+ * against the superblock's, the findings by severity and then each finding
+ * with its severity, its code as 0xPPNNNN, its name and its message.
+ * --json gives the same as one document (docs/json.md); --quiet prints only
+ * the findings of warning severity and above.  With --db the whole result
+ * also goes into an SQLite database (docs/scan-db.md), one transaction per
+ * scan, with the image's SHA-256, which a second thread computes while the
+ * scan runs (--no-hash leaves it out).  The database is opened before the
+ * scan starts, so a database that cannot be used fails at once.
+ *
+ * Progress goes to stderr as a one-line bar (phase, percentage) when stderr
+ * is a terminal and neither --quiet nor --json is given.
+ *
+ * Exit status: 0 when nothing above info was found, SCAN_EXIT_WARNINGS (8)
+ * when the worst finding is a warning, LANYFS_EXIT_CORRUPT (7) for an error
+ * or a critical finding.  A scan that cannot run has the status of its
+ * error (out_exit_for_err: 1 when the image cannot be opened or memory runs
+ * out, 5 for an image too short to hold a superblock), and a database that
+ * cannot be opened or written is LANYFS_EXIT_ERROR (1); no finding hides
+ * either.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "scan.h"
+#include "store.h"
+
+/* Only warnings (and info): consistent, but wasteful or suspicious. */
+#define SCAN_EXIT_WARNINGS 8
+
+/* ---- progress --------------------------------------------------------------- */
+
+struct bar {
+    bool on;             /* stderr is a terminal and progress is wanted */
+    const char *phase;   /* the phase shown last */
+    int pct;             /* the percentage shown last */
+    gint64 shown_us;     /* when it was shown (monotonic) */
+};
+
+static const char *phase_name(enum scan_phase p)
+{
+    switch (p) {
+    case SCAN_PHASE_SUPER:
+        return "super";
+    case SCAN_PHASE_TREE:
+        return "tree";
+    case SCAN_PHASE_FREE:
+        return "free";
+    case SCAN_PHASE_SWEEP:
+        return "sweep";
+    case SCAN_PHASE_ANALYSE:
+        return "analyse";
+    case SCAN_PHASE_DONE:
+        return "done";
+    }
+    return "scan";
+}
+
+static void bar_show(struct bar *b, const char *phase, uint64_t done, uint64_t total)
+{
+    if (!b->on)
+        return;
+    int pct = total ? (int)(done >= total ? 100 : done * 100 / total) : 0;
+    gint64 now = g_get_monotonic_time();
+    if (phase == b->phase && (pct == b->pct || now - b->shown_us < 100000))
+        return;
+    char fill[31];
+    int n = pct * 30 / 100;
+    memset(fill, '#', (size_t)n);
+    memset(fill + n, '.', (size_t)(30 - n));
+    fill[30] = '\0';
+    fprintf(stderr, "\r%-8s [%s] %3d%%", phase, fill, pct);
+    fflush(stderr);
+    b->phase = phase;
+    b->pct = pct;
+    b->shown_us = now;
+}
+
+static void bar_clear(struct bar *b)
+{
+    if (b->on && b->phase != NULL) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        b->phase = NULL;
+    }
+}
+
+static void on_scan_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
+{
+    bar_show(ctx, phase_name(phase), done, total);
+}
+
+static void on_store_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    bar_show(ctx, "store", done, total);
+}
+
+/* ---- hashing beside the scan ------------------------------------------------- */
+
+struct hasher {
+    const char *path;         /* the image */
+    _Atomic uint64_t done;    /* bytes hashed so far */
+    atomic_bool finished;     /* the thread is about to end */
+    uint64_t total;           /* the image's size, 0 when unknown (a device) */
+    char hex[65];             /* the result */
+    int sys_errno;            /* a failed open or read, 0 when none */
+};
+
+static gpointer hash_thread(gpointer data)
+{
+    struct hasher *h = data;
+    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+    enum { CHUNK = 1 << 20 };
+    guchar *buf = g_malloc(CHUNK);
+    int fd = open(h->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        h->sys_errno = errno;
+        goto out;
+    }
+    for (;;) {
+        ssize_t n = read(fd, buf, CHUNK);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            h->sys_errno = errno;
+            goto out;
+        }
+        if (n == 0)
+            break;
+        g_checksum_update(ck, buf, (gssize)n);
+        atomic_fetch_add(&h->done, (uint64_t)n);
+    }
+    g_strlcpy(h->hex, g_checksum_get_string(ck), sizeof(h->hex));
+out:
+    if (fd >= 0)
+        close(fd);
+    g_free(buf);
+    g_checksum_free(ck);
+    atomic_store(&h->finished, true);
+    return NULL;
+}
+
+/* Wait for the hash, showing how far it is when the scan finished first. */
+static void hash_wait(struct hasher *h, GThread *th, struct bar *bar)
+{
+    while (!atomic_load(&h->finished)) {
+        bar_show(bar, "hash", atomic_load(&h->done), h->total);
+        g_usleep(50000);
+    }
+    g_thread_join(th);
+}
+
+/* ---- text ----------------------------------------------------------------------- */
+
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* The finding's message, escaped for the terminal (g_free). */
+static char *finding_text(const struct scan_finding *f)
+{
+    char *msg = scan_finding_message(f);
+    if (msg == NULL)
+        return NULL;
+    char *esc = out_escape(msg, strlen(msg), 0);
+    free(msg);
+    return esc;
+}
+
+static const char *code_name(uint32_t code)
+{
+    const struct scan_problem_info *p = scan_problem_lookup(code);
+    return p != NULL ? p->name : "UNKNOWN";
+}
+
+static enum scan_severity code_severity(uint32_t code)
+{
+    const struct scan_problem_info *p = scan_problem_lookup(code);
+    return p != NULL ? p->severity : SCAN_SEV_ERROR;
+}
+
+/* One finding line: "error    0x040001 BLOCK_SHARED: message". */
+static bool print_finding(const struct scan_finding *f)
+{
+    char *msg = finding_text(f);
+    if (msg == NULL)
+        return false;
+    printf("%-8s 0x%06" PRIx32 " %s: %s\n", scan_severity_name(code_severity(f->code)), f->code,
+           code_name(f->code), msg);
+    g_free(msg);
+    return true;
+}
+
+#define W 16 /* column of the values */
+
+static bool print_text(const char *image, const struct scan_result *res,
+                       const struct scan_summary *sum, const char *db, int64_t scan_id,
+                       const char *sha256)
+{
+    const struct lanyfs_geom *g = scan_geom(res);
+    const struct lanyfs_super *sb = scan_super(res);
+    char *img = out_escape(image, strlen(image), 0);
+    out_field(W, "Image", "%s (%" PRIu64 " bytes)", img, scan_image_bytes(res));
+    g_free(img);
+    if (sha256 != NULL)
+        out_field(W, "SHA-256", "%s", sha256);
+    if (g != NULL)
+        out_field(W, "Geometry", "%" PRIu64 " blocks of %" PRIu32 " bytes, %u-byte addresses (%s)",
+                  g->blocks, g->blocksize, g->addrlen,
+                  scan_geom_inferred(res) ? "inferred from the blocks" : "from the superblock");
+    else
+        out_field(W, "Geometry", "unknown");
+    if (sb != NULL) {
+        size_t n = strnlen((const char *)sb->label, sizeof(sb->label));
+        char *label = out_escape(sb->label, n, 0);
+        out_field(W, "Label", "%s", label);
+        g_free(label);
+    }
+    out_field(W, "Directories", "%" PRIu64 " (the root included)", sum->dirs);
+    out_field(W, "Files", "%" PRIu64 " (%" PRIu64 " bytes)", sum->files, sum->bytes);
+    out_field(W, "Deleted", "%" PRIu64 " %s", sum->deleted,
+              plural(sum->deleted, "entry", "entries"));
+    out_field(W, "Orphaned", "%" PRIu64 " %s", sum->orphans,
+              plural(sum->orphans, "entry", "entries"));
+    out_field(W, "Blocks", "%" PRIu64 " in the map", scan_block_count(res));
+    for (int c = 0; c < SCAN_BLK_CLASSES; c++)
+        if (sum->by_class[c] != 0)
+            printf("  %-16s %12" PRIu64 "\n", scan_class_name((enum scan_class)c),
+                   sum->by_class[c]);
+    if (sb != NULL)
+        out_field(W, "Free", "%" PRIu64 " in the free list, the superblock says %" PRIu64 "%s",
+                  sum->free_listed, sb->freeblocks,
+                  sum->free_listed == sb->freeblocks ? "" : " (they differ)");
+    else
+        out_field(W, "Free", "%" PRIu64 " in the free list", sum->free_listed);
+    out_field(W, "Findings",
+              "%" PRIu64 " critical, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " info",
+              sum->findings_by_severity[SCAN_SEV_CRITICAL],
+              sum->findings_by_severity[SCAN_SEV_ERROR],
+              plural(sum->findings_by_severity[SCAN_SEV_ERROR], "error", "errors"),
+              sum->findings_by_severity[SCAN_SEV_WARNING],
+              plural(sum->findings_by_severity[SCAN_SEV_WARNING], "warning", "warnings"),
+              sum->findings_by_severity[SCAN_SEV_INFO]);
+    if (db != NULL) {
+        char *d = out_escape(db, strlen(db), 0);
+        out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
+        g_free(d);
+    }
+    const struct scan_finding *f;
+    size_t nf = scan_findings(res, &f);
+    if (nf != 0)
+        putchar('\n');
+    for (size_t i = 0; i < nf; i++)
+        if (!print_finding(&f[i]))
+            return false;
+    return true;
+}
+
+/* --quiet: the findings of warning severity and above, nothing else. */
+static bool print_quiet(const struct scan_result *res)
+{
+    const struct scan_finding *f;
+    size_t nf = scan_findings(res, &f);
+    for (size_t i = 0; i < nf; i++)
+        if (code_severity(f[i].code) >= SCAN_SEV_WARNING && !print_finding(&f[i]))
+            return false;
+    return true;
+}
+
+/* ---- JSON -------------------------------------------------------------------------- */
+
+static void json_null(JsonBuilder *b, const char *key)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_add_null_value(b);
+}
+
+/* An escaped string from the disk, or null. */
+static void json_disk_str(JsonBuilder *b, const char *key, const char *s)
+{
+    if (s == NULL) {
+        json_null(b, key);
+        return;
+    }
+    char *esc = out_escape(s, strlen(s), 0);
+    out_json_str(b, key, esc);
+    g_free(esc);
+}
+
+static bool print_json(JsonBuilder *b, const struct scan_result *res,
+                       const struct scan_summary *sum, const char *db, int64_t scan_id,
+                       const char *sha256)
+{
+    const struct lanyfs_geom *g = scan_geom(res);
+    const struct lanyfs_super *sb = scan_super(res);
+    if (db != NULL) {
+        json_builder_set_member_name(b, "database");
+        json_builder_begin_object(b);
+        json_disk_str(b, "path", db);
+        out_json_int(b, "scan_id", scan_id);
+        json_builder_end_object(b);
+    } else {
+        json_null(b, "database");
+    }
+    out_json_str(b, "image_sha256", sha256);
+
+    json_builder_set_member_name(b, "geometry");
+    json_builder_begin_object(b);
+    out_json_bool(b, "known", g != NULL);
+    out_json_bool(b, "inferred", scan_geom_inferred(res));
+    if (g != NULL) {
+        out_json_u64(b, "blocksize", g->blocksize);
+        out_json_u64(b, "addrlen", g->addrlen);
+        out_json_u64(b, "blocks", g->blocks);
+    } else {
+        json_null(b, "blocksize");
+        json_null(b, "addrlen");
+        json_null(b, "blocks");
+    }
+    out_json_u64(b, "map_blocks", scan_block_count(res));
+    out_json_u64(b, "image_bytes", scan_image_bytes(res));
+    json_builder_end_object(b);
+
+    if (sb != NULL) {
+        json_builder_set_member_name(b, "superblock");
+        json_builder_begin_object(b);
+        out_json_u64(b, "magic", sb->magic);
+        out_json_int(b, "version_major", sb->major);
+        out_json_int(b, "version_minor", sb->minor);
+        out_json_int(b, "blocksize_exponent", sb->blockbits);
+        out_json_int(b, "addrlen", sb->addrlen);
+        out_json_u64(b, "rootdir", sb->rootdir);
+        out_json_u64(b, "blocks", sb->blocks);
+        out_json_u64(b, "freehead", sb->freehead);
+        out_json_u64(b, "freetail", sb->freetail);
+        out_json_u64(b, "freeblocks", sb->freeblocks);
+        out_json_bytes(b, "label", sb->label,
+                       strnlen((const char *)sb->label, sizeof(sb->label)), 0);
+        json_builder_end_object(b);
+    } else {
+        json_null(b, "superblock");
+    }
+
+    json_builder_set_member_name(b, "summary");
+    json_builder_begin_object(b);
+    out_json_u64(b, "directories", sum->dirs);
+    out_json_u64(b, "files", sum->files);
+    out_json_u64(b, "bytes", sum->bytes);
+    out_json_u64(b, "deleted", sum->deleted);
+    out_json_u64(b, "orphaned", sum->orphans);
+    out_json_u64(b, "free_listed", sum->free_listed);
+    json_builder_set_member_name(b, "blocks_by_class");
+    json_builder_begin_object(b);
+    for (int c = 0; c < SCAN_BLK_CLASSES; c++)
+        out_json_u64(b, scan_class_name((enum scan_class)c), sum->by_class[c]);
+    json_builder_end_object(b);
+    json_builder_set_member_name(b, "findings_by_severity");
+    json_builder_begin_object(b);
+    for (int s = SCAN_SEV_INFO; s <= SCAN_SEV_CRITICAL; s++)
+        out_json_u64(b, scan_severity_name((enum scan_severity)s), sum->findings_by_severity[s]);
+    json_builder_end_object(b);
+    out_json_str(b, "worst", scan_severity_name(sum->worst));
+    json_builder_end_object(b);
+
+    const struct scan_finding *f;
+    size_t nf = scan_findings(res, &f);
+    json_builder_set_member_name(b, "findings");
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < nf; i++) {
+        char hex[16];
+        snprintf(hex, sizeof(hex), "0x%06" PRIx32, f[i].code);
+        char *msg = finding_text(&f[i]);
+        if (msg == NULL)
+            return false;
+        json_builder_begin_object(b);
+        out_json_int(b, "code", f[i].code);
+        out_json_str(b, "code_hex", hex);
+        out_json_str(b, "name", code_name(f[i].code));
+        out_json_str(b, "severity", scan_severity_name(code_severity(f[i].code)));
+        if (f[i].entry != 0)
+            out_json_int(b, "entry", f[i].entry);
+        else
+            json_null(b, "entry");
+        json_disk_str(b, "path", f[i].path);
+        out_json_u64(b, "block", f[i].block);
+        out_json_u64(b, "block2", f[i].block2);
+        out_json_u64(b, "value", f[i].value);
+        out_json_u64(b, "value2", f[i].value2);
+        out_json_u64(b, "count", f[i].count);
+        out_json_u64(b, "count2", f[i].count2);
+        json_disk_str(b, "text", f[i].text);
+        out_json_str(b, "message", msg);
+        json_builder_end_object(b);
+        g_free(msg);
+    }
+    json_builder_end_array(b);
+    return true;
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+static int exit_for(enum scan_severity worst)
+{
+    switch (worst) {
+    case SCAN_SEV_INFO:
+        return LANYFS_EXIT_OK;
+    case SCAN_SEV_WARNING:
+        return SCAN_EXIT_WARNINGS;
+    case SCAN_SEV_ERROR:
+    case SCAN_SEV_CRITICAL:
+        return LANYFS_EXIT_CORRUPT;
+    }
+    return LANYFS_EXIT_CORRUPT;
+}
+
+static int run(const struct cli_command *self, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"no-hash", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *dbpath = NULL;
+    bool json = false, quiet = false, hash = true;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dbpath = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'n':
+            hash = false;
+            break;
+        case 'h':
+            return cli_help(self);
+        default:
+            return cli_bad_option(self, argv);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(self, "expects one IMAGE");
+    if (json && quiet)
+        return cli_usage_error(self, "--json and --quiet exclude each other");
+    const char *image = argv[optind];
+
+    struct out_report rep;
+    out_report_init(&rep);
+    JsonBuilder *b = json ? out_json_begin(self->name, image) : NULL;
+    struct bar bar = {.on = !quiet && !json && isatty(STDERR_FILENO), .pct = -1};
+    struct store_db *db = NULL;
+    struct scan_result *res = NULL;
+    struct hasher hs = {.path = image};
+    GThread *hash_th = NULL;
+    int64_t scan_id = 0;
+    const char *sha256 = NULL;
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+
+    /* The database first: one that cannot be used fails before the scan. */
+    if (dbpath != NULL && store_open(dbpath, 0, &db, &err) != LANYFS_OK) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_error(&rep, NULL, &err);
+        goto out;
+    }
+    if (db != NULL && hash) {
+        struct stat st;
+        if (stat(image, &st) == 0 && S_ISREG(st.st_mode))
+            hs.total = (uint64_t)st.st_size;
+        hash_th = g_thread_new("sha256", hash_thread, &hs);
+    }
+
+    struct timespec t0, m0, m1;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    clock_gettime(CLOCK_MONOTONIC, &m0);
+    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar};
+    enum lanyfs_err rc = scan_image(image, &so, &res, &err);
+    clock_gettime(CLOCK_MONOTONIC, &m1);
+    if (hash_th != NULL) {
+        hash_wait(&hs, hash_th, &bar);
+        hash_th = NULL;
+    }
+    if (rc != LANYFS_OK) {
+        bar_clear(&bar);
+        out_report_error(&rep, NULL, &err); /* its code's status: 1, or 5 when too short */
+        goto out;
+    }
+    if (db != NULL && hash) {
+        if (hs.sys_errno != 0) {
+            bar_clear(&bar);
+            char msg[200];
+            snprintf(msg, sizeof(msg), "cannot read the image for its SHA-256: %s",
+                     g_strerror(hs.sys_errno));
+            out_report_status(&rep, LANYFS_EXIT_ERROR);
+            out_report_add(&rep, image, LANYFS_E_IO, LANYFS_NO_BLOCK, msg);
+            goto out;
+        }
+        sha256 = hs.hex;
+    }
+
+    if (db != NULL) {
+        struct store_scan_meta meta = {
+            .image_path = image,
+            .started = (int64_t)t0.tv_sec,
+            .started_nsec = (uint32_t)t0.tv_nsec,
+            .seconds = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9,
+            .image_sha256 = sha256,
+            .progress = on_store_progress,
+            .progress_ctx = &bar,
+        };
+        if (store_add_scan(db, res, &meta, &scan_id, &err) != LANYFS_OK) {
+            bar_clear(&bar);
+            out_report_status(&rep, LANYFS_EXIT_ERROR);
+            out_report_error(&rep, NULL, &err);
+            goto out;
+        }
+    }
+    bar_clear(&bar);
+
+    struct scan_summary sum;
+    scan_summarize(res, &sum);
+    bool ok;
+    if (json)
+        ok = print_json(b, res, &sum, dbpath, scan_id, sha256);
+    else if (quiet)
+        ok = print_quiet(res);
+    else
+        ok = print_text(image, res, &sum, dbpath, scan_id, sha256);
+    if (!ok) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_add(&rep, NULL, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+        goto out;
+    }
+    out_report_status(&rep, exit_for(sum.worst));
+    if (!json)
+        out_flush_stdout(&rep);
+
+out:
+    bar_clear(&bar);
+    if (hash_th != NULL)
+        g_thread_join(hash_th);
+    scan_result_free(res);
+    if (db != NULL && store_close(db, &err) != LANYFS_OK) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_error(&rep, NULL, &err);
+    }
+    int status = json ? out_json_end(b, &rep) : rep.exit_code;
+    out_report_free(&rep);
+    return status;
+}
+
+const struct cli_command cmd_scan = {
+    "scan",
+    "[--db FILE] [--json] [--quiet] [--no-hash] IMAGE",
+    "Scan a whole image: entries, blocks, free list, findings.",
+    "Options:\n"
+    "  --db FILE   also store the whole result in the SQLite database FILE\n"
+    "              (created when missing; docs/scan-db.md), with the image's SHA-256\n"
+    "  --no-hash   with --db: do not compute the image's SHA-256\n"
+    "  --json      write one JSON document (docs/json.md) instead of text\n"
+    "  -q, --quiet print only the findings of warning severity and above\n"
+    "  -h, --help  show this help\n\n"
+    "The scan reads every block and never gives up on a damaged filesystem:\n"
+    "what it finds wrong becomes findings, each with a severity (info, warning,\n"
+    "error, critical), a stable code 0xPPNNNN and a name. Progress is shown on\n"
+    "stderr when it is a terminal.\n\n"
+    "Exit status of scan: 0 when no finding is above info, 8 when the worst is a\n"
+    "warning, 7 for an error or a critical finding; 1 when the image cannot be\n"
+    "read or the database cannot be used, 5 for an image too short to hold a\n"
+    "superblock.\n",
+    run,
+};
