@@ -13,8 +13,10 @@
  *     OP      (3): le64 op index, le64 writes before, description bytes
  *     SESSION (4): le64 writes before, le64 ops before
  *
- * The writer buffers records and writes them with pwrite at its own
- * offset; the reader reads through a FILE or a memory buffer, one record
+ * The writer collects records in a buffer and writes them with pwrite at
+ * its own offset, at the latest when a block write is recorded, so every
+ * write record is in the log file before its block is in the image; the
+ * reader reads through a FILE or a memory buffer, one record
  * at a time, into a buffer sized from the header's block size.
  */
 #include <errno.h>
@@ -622,6 +624,11 @@ static int wlog_write_hook(void *ctx, uint64_t block, const uint8_t *data)
     if (wl_record(log, LANYFS_WLOG_WRITE, f, sizeof(f), data, log->blocksize, &e) != LANYFS_OK)
         return -1;
     log->writes++;
+    /* The record reaches the log file before the block reaches the image. */
+    if (wl_flush(log, &e) != LANYFS_OK) {
+        log->failed = e;
+        return -1;
+    }
     return 0;
 }
 

@@ -13,11 +13,13 @@
  * Writes are numbered 1..N and operations 1..M across the whole log: a log
  * opened again appends a new session, continuing both numbers.
  *
- * The writing side keeps the first error it meets (a short write to the log
- * file): the write hook then refuses further block writes, so the image
- * never holds a write the log lacks, and lanyfs_wlog_close reports it.  The
- * hook sees a write before the image does; a write the image then refuses
- * is in the log all the same.
+ * The write hook puts each write record into the log file (pwrite) before
+ * it returns, so the block reaches the image only after its record: a
+ * writing process that dies leaves no write on the image that the log
+ * lacks.  The writing side keeps the first error it meets (a short write to
+ * the log file): the hook then refuses further block writes, and
+ * lanyfs_wlog_close reports it.  The hook sees a write before the image
+ * does; a write the image then refuses is in the log all the same.
  *
  * The reader treats the log as hostile input: every length is checked
  * against the kind's exact size and the header's block size, every number

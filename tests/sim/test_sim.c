@@ -267,7 +267,7 @@ static void scenario_free(struct scenario *sc)
  */
 static void opts_small(struct sim_opts *o, uint64_t seed, bool driver)
 {
-    sim_opts_default(o, seed, 24, driver);
+    sim_opts_default(o, seed, driver ? 48 : 24, driver);
     o->blockbits = driver ? 11 : 10;
     o->addrlen = driver ? 2 : 8;
     o->size = driver ? 384u << 10 : 512u << 10;
@@ -301,7 +301,7 @@ START_TEST(test_wlog_roundtrip)
     struct lanyfs_error err;
     struct lanyfs_fs *fs;
     ck_assert_int_eq(lanyfs_fs_open(img, LANYFS_OPEN_RDWR, &fs, &err), LANYFS_OK);
-    const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
+    const struct lanyfs_geom geom = *lanyfs_fs_geom(fs), *g = &geom;
     uint8_t block[1024];
     GArray *want = g_array_new(FALSE, FALSE, sizeof(struct expect));
     struct u_rng rng = {42};
@@ -371,6 +371,22 @@ START_TEST(test_wlog_roundtrip)
     ck_assert_int_eq(rec.kind, LANYFS_WLOG_END);
     ck_assert_uint_eq(nw, 300);
     lanyfs_wlog_reader_close(r);
+
+    /* a log that ends inside a record is refused for appending */
+    size_t llen;
+    uint8_t *lb = slurp(logp, &llen);
+    char *cut = g_build_filename(dir, "cut", NULL);
+    spit(cut, lb, llen - 3);
+    struct lanyfs_wlog *cutlog;
+    ck_assert_int_eq(lanyfs_wlog_open(cut, g, &cutlog, &err), LANYFS_E_TRUNCATED);
+    ck_assert(u_contains(err.msg, "cannot append"));
+    size_t clen;
+    uint8_t *cb = slurp(cut, &clen);
+    ck_assert_uint_eq(clen, llen - 3); /* left as it was */
+    g_free(cb);
+    g_free(lb);
+    unlink(cut);
+    g_free(cut);
 
     /* another block size is refused for appending */
     struct lanyfs_geom g2;
