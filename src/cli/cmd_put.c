@@ -21,6 +21,9 @@
  * parents first and files are copied in that order, with their modified
  * times, all in one mount.
  *
+ * SIGINT or SIGTERM stops a tree copy between two entries; what was copied
+ * is unmounted properly and stays in the image.
+ *
  * Driver mode copies files of more than extmax blocks as the 2012 driver
  * would (SPEC-§9.7): the command reports what the growth loop did and exits
  * with status 7.  A single file is read back after the unmount and
@@ -32,11 +35,21 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "writer_cli.h"
+
+/* Set by SIGINT or SIGTERM during a tree copy: stop after the entry being copied. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
 
 /* One host entry to copy. */
 struct item {
@@ -381,6 +394,14 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
 
     if (!wcli_mount(s))
         goto out;
+    /* An interrupt ends the copy between two entries, and the mount is unmounted. */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    interrupted = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     bool ok = true;
     if (create_top) {
         struct lanyfs_error err;
@@ -390,6 +411,13 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
     }
     for (; ok && done < wk.items->len; done++) {
         struct item *it = wk.items->pdata[done];
+        if (interrupted) {
+            wcli_fail(s, path, LANYFS_E_IO,
+                      "interrupted after %zu of %u entries; those are in the image", done,
+                      wk.items->len);
+            ok = false;
+            break;
+        }
         if (it->dir) {
             struct lanyfs_error err;
             lanyfs_error_clear(&err);
@@ -401,11 +429,13 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
         if (!ok)
             break;
     }
-    if (!ok && s->ops_done > 0)
+    if (!ok && s->ops_done > 0 && !interrupted)
         wcli_fail(s, path, LANYFS_E_IO,
                   "the copy stopped after %zu of %u entries; those are in the image", done,
                   wk.items->len);
     wcli_unmount(s, s->refused);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
 out:
     g_free(top);
     wcli_target_free(&t);

@@ -172,7 +172,8 @@ bool wcli_open(struct wcli *s)
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
     enum lanyfs_err rc =
-        lanyfs_fs_open(s->image, LANYFS_OPEN_RDWR | LANYFS_OPEN_FORCE, &s->fs, &err);
+        lanyfs_fs_open(s->image, LANYFS_OPEN_RDWR | LANYFS_OPEN_FORCE | LANYFS_OPEN_EXCL, &s->fs,
+                       &err);
     if (rc != LANYFS_OK) {
         wcli_error(s, s->image, &err);
         return false;
@@ -578,7 +579,7 @@ bool wcli_read_host(struct wcli *s, const char *path, bool follow, uint8_t **buf
         wcli_fail(s, path, LANYFS_E_ISDIR, "is a directory (use 'put -r' for a tree)");
         goto out;
     }
-    if (!is_stdin && !S_ISREG(st->st_mode)) {
+    if (!is_stdin && !S_ISREG(st->st_mode) && !(follow && S_ISFIFO(st->st_mode))) {
         wcli_fail(s, path, LANYFS_E_INVAL, "not a regular file");
         goto out;
     }

@@ -216,10 +216,10 @@ uint64_t wcli_data_blocks(const struct wcli *s, uint64_t size);
 /* ---- host files ------------------------------------------------------------- */
 
 /*
- * Read the regular file at path (following a symbolic link only when
- * follow is true) into *buf (grown as needed; *cap its size), its length
- * into *len and its status into *st.  "-" reads standard input.  False
- * when reported.
+ * Read the regular file at path into *buf (grown as needed; *cap its size),
+ * its length into *len and its status into *st.  Only when follow is true
+ * is a symbolic link followed and a named pipe read; "-" reads standard
+ * input.  False when reported.
  */
 bool wcli_read_host(struct wcli *s, const char *path, bool follow, uint8_t **buf, size_t *cap,
                     size_t *len, struct stat *st);
