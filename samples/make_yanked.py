@@ -11,13 +11,20 @@ torn after TEAR of its four 512-byte sectors, and writes into OUTDIR:
   yanked.about       which write was torn, which operation and file it hit,
                      and which paths the image already shows complete
 
+K is chosen by a rule, not fixed, so that the sample keeps showing a torn
+file when the writer's behaviour changes: write K+1 is the first write of
+the last mount that lands in a data block of a file which existed before
+that mount and which the image after K writes shows with more than TEAR
+sectors of its bytes in that block, so the file reads torn.  (When no
+write qualifies, K+1 is the first write of the last unmount, and
+yanked.about says so.)
 Everything is derived from the seed: the same lanyfs gives the same bytes.
-The text of yanked.about is computed from the run, not written by hand, so
-it stays true if the writer's behaviour changes.
+The text of yanked.about is computed from the run, not written by hand.
 """
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -26,8 +33,8 @@ OPS = 60
 GEOMETRY = "2048:2"
 SIZE = "1M"
 MOUNTS = 4
-K = 733     # writes that land whole
 TEAR = 2    # sectors of write K+1 that land
+BLOCK = 2048
 
 
 def run(cmd):
@@ -37,6 +44,70 @@ def run(cmd):
                          (" ".join(cmd), res.returncode, res.stdout, res.stderr))
         sys.exit(1)
     return res.stdout
+
+
+def log_blocks(path):
+    """Write index -> block, read from the write log (docs/writelog.md)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    out = {}
+    pos = 32
+    while pos + 8 <= len(data):
+        kind = data[pos]
+        (length,) = struct.unpack_from("<I", data, pos + 4)
+        if kind == 1:
+            index, _op, block = struct.unpack_from("<QQQ", data, pos + 8)
+            out[index] = block
+        pos += 8 + length
+    return out
+
+
+def stat(lanyfs, image, path):
+    res = subprocess.run([lanyfs, "stat", "--json", image, path], capture_output=True,
+                         text=True)
+    return json.loads(res.stdout) if res.returncode == 0 else None
+
+
+def data_blocks(st):
+    """Disk block -> file block for the mapped blocks of a stat document."""
+    out = {}
+    for r in st.get("runs", []):
+        if not r["hole"]:
+            for i in range(r["count"]):
+                out[r["disk_block"] + i] = r["file_block"] + i
+    return out
+
+
+def choose_cut(lanyfs, sim, truth):
+    """(K, path or None): the cut, by the rule of the module's docstring."""
+    base = os.path.join(sim, "base.img")
+    log = os.path.join(sim, "writes.log")
+    scratch = os.path.join(sim, "cut.img")
+    unmount = [o for o in truth["operations"] if o["kind"] == "unmount"][-1]
+    last = truth["mounts"][-1]
+    writes = range(last["first_write"], last["last_write"] + 1)
+    before = last["first_write"] - 1
+    run([lanyfs, "replay", "--force", "--upto", str(before), base, log, scratch])
+    owners = {}
+    for p in truth["paths"]:
+        if p["type"] != "file" or stat(lanyfs, scratch, p["path"]) is None:
+            continue
+        st = stat(lanyfs, os.path.join(sim, "final.img"), p["path"])
+        for blk in data_blocks(st) if st else {}:
+            owners.setdefault(blk, p["path"])
+    blocks = log_blocks(log)
+    for w in writes:
+        path = owners.get(blocks.get(w))
+        if path is None:
+            continue
+        run([lanyfs, "replay", "--force", "--upto", str(w - 1), base, log, scratch])
+        st = stat(lanyfs, scratch, path)
+        if st is None:
+            continue
+        fblk = data_blocks(st).get(blocks[w])
+        if fblk is not None and st["entry"]["size"] - fblk * BLOCK > TEAR * 512:
+            return w - 1, path
+    return unmount["first_write"] - 1, None
 
 
 def main():
@@ -50,12 +121,13 @@ def main():
     base = os.path.join(sim, "base.img")
     log = os.path.join(sim, "writes.log")
     img = os.path.join(out, "yanked.img")
+    with open(os.path.join(sim, "truth.json")) as f:
+        truth = json.load(f)
+    K, chosen = choose_cut(lanyfs, sim, truth)
     summary = json.loads(run([lanyfs, "replay", "--force", "--json", "--upto", str(K),
                               "--tear", str(TEAR), base, log, img]))
     shutil.copyfile(log, os.path.join(out, "yanked.log"))
     shutil.copyfile(os.path.join(sim, "truth.json"), os.path.join(out, "yanked.truth.json"))
-    with open(os.path.join(sim, "truth.json")) as f:
-        truth = json.load(f)
 
     torn = summary["torn"]
     block = torn["block"]
@@ -93,6 +165,9 @@ def main():
                  "sync point before the cut follows write %d."
                  % (torn["op"], torn["op_desc"], truth["mounts"].index(mount) + 1,
                     mount["first_write"], mount["last_write"], summary["sync_point"]))
+    if chosen is None:
+        lines.append("No write of the last mount hit a file the image already shows, so "
+                     "the cut is at the last unmount's first write.")
     if hit is not None:
         p, fblk = hit
         lines.append("The block is file block %d of %s (%d bytes in the end, complete after "

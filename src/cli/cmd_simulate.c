@@ -212,6 +212,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_json_u64(b, "ops_ok", sum.ops_ok);
         out_json_u64(b, "ops_nospc", sum.ops_nospc);
         out_json_u64(b, "ops_failed", sum.ops_failed);
+        out_json_u64(b, "ops_skipped", sum.ops_skipped);
+        out_json_bool(b, "stopped", sum.stopped);
         out_json_u64(b, "paths", sum.paths);
         out_json_u64(b, "lost", sum.lost);
         out_json_u64(b, "late", sum.late);
@@ -221,8 +223,10 @@ static int run(const struct cli_command *self, int argc, char **argv)
         printf("%s: %" PRIu64 " operations in %" PRIu64 " mounts (%s), %" PRIu64
                " block writes\n", esc, ops, o.mounts, driver ? "2012 driver" : "correct writer",
                sum.writes);
-        printf("done %" PRIu64 ", no space %" PRIu64 ", refused %" PRIu64 "\n", sum.ops_ok,
-               sum.ops_nospc, sum.ops_failed);
+        printf("done %" PRIu64 ", no space %" PRIu64 ", refused %" PRIu64 ", skipped %" PRIu64
+               "\n", sum.ops_ok, sum.ops_nospc, sum.ops_failed, sum.ops_skipped);
+        if (sum.stopped)
+            printf("the run stopped early: a mount was refused (truth.json says why)\n");
         printf("final image: %" PRIu64 " paths (%" PRIu64 " listed but not found by lookup); %"
                PRIu64 " made by the operations went missing or changed; %" PRIu64
                " complete only after their mount\n",
@@ -261,6 +265,7 @@ const struct cli_command cmd_simulate = {
     "complete_after, the first write count K at which replaying K writes shows it\n"
     "as it ends (searched from the start of the mount that last touched it).\n"
     "Operations refused for lack of space, or by the driver's bugs, are recorded\n"
-    "in truth.json and the run goes on.\n",
+    "in truth.json and the run goes on.  With --driver=2012 a write that would run\n"
+    "past the end of the driver's free list (and onto block 0) is skipped.\n",
     run,
 };

@@ -119,7 +119,7 @@ struct touch {
     uint64_t mount;  /* mount it ran in */
 };
 
-enum op_result { OPR_OK, OPR_NOSPC, OPR_FAILED };
+enum op_result { OPR_OK, OPR_NOSPC, OPR_FAILED, OPR_SKIPPED };
 
 struct oprec {
     uint64_t index;       /* log operation index */
@@ -182,6 +182,8 @@ struct sim {
     time_t clock;             /* seconds of the writer's clock */
     uint32_t clock_ns;        /* nanoseconds of it */
     struct sim_summary sum;
+    char *stopped;            /* why the run stopped early, or NULL */
+    char *final_problem;      /* why final.img cannot be read, or NULL */
     char *dir_base, *dir_final, *dir_log, *dir_truth, *dir_scratch; /* output paths */
 };
 
@@ -453,6 +455,47 @@ static enum lanyfs_err op_end(struct sim *s, struct oprec *r, enum lanyfs_err wr
     return LANYFS_OK;
 }
 
+/*
+ * Driver mode: does the free list hold need blocks?  The 2012 driver checks
+ * only its drifting in-memory count (SPEC-§9.2); when allocation then fails
+ * inside a write, the file block maps to a hole, that is onto block 0, and
+ * the data overwrites the superblock (SPEC-§9.8).  The simulator skips an
+ * operation that would get there: the smaller of the in-memory count and
+ * the free list on disk must exceed need by a margin.  *have gets the count.
+ */
+static bool driver_room(struct sim *s, uint64_t need, uint64_t *have)
+{
+    *have = UINT64_MAX;
+    if (!s->o->driver)
+        return true;
+    struct lanyfs_writer_state st;
+    lanyfs_writer_state(s->w, &st);
+    uint64_t chains = 0, slots = 0, tail = 0;
+    uint64_t disk = 0;
+    if (lanyfs_freelist_count(s->fs, &chains, &slots, &tail, NULL) == LANYFS_OK)
+        disk = chains + slots;
+    *have = st.freehead == 0 || st.freetail == 0 ? 0 : st.freeblocks < disk ? st.freeblocks : disk;
+    return *have >= need + 8;
+}
+
+/* Record an operation skipped for want of room (driver_room); no writes. */
+static void op_skip(struct sim *s, struct oprec *r, uint64_t need, uint64_t have)
+{
+    r->writes = 0;
+    r->result = OPR_SKIPPED;
+    r->message = g_strdup_printf("skipped: about %" PRIu64 " blocks needed, %" PRIu64
+                                 " usable free; the 2012 driver would write past the end "
+                                 "of its free list onto block 0", need, have);
+    s->sum.ops_skipped++;
+}
+
+/* Blocks a write of len bytes may allocate in driver mode: data, extenders, entry. */
+static uint64_t driver_need(const struct sim *s, uint64_t len)
+{
+    uint64_t n = lanyfs_geom_blocks_for_size(&s->geom, len);
+    return n + n / s->geom.extmax + 3;
+}
+
 static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
 {
     enum lanyfs_err rc = LANYFS_OK;
@@ -484,6 +527,11 @@ static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
         desc = g_strdup_printf("mkdir %s", path);
         if ((rc = op_begin(s, "mkdir", path, NULL, desc, &r, err)) != LANYFS_OK)
             goto out;
+        uint64_t have;
+        if (!driver_room(s, 1, &have)) {
+            op_skip(s, r, 1, have);
+            goto out;
+        }
         wrc = lanyfs_writer_mkdir(s->w, path, &werr);
         touch(s, path, op);
         if (wrc == LANYFS_OK) {
@@ -510,6 +558,11 @@ static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
             goto out;
         r->size = (int64_t)len;
         r->replaced = over;
+        uint64_t have, need = driver_need(s, len);
+        if (!driver_room(s, need, &have)) {
+            op_skip(s, r, need, have);
+            goto out;
+        }
         wrc = lanyfs_writer_put(s->w, path, bytes->data, len, NULL, &werr);
         touch(s, path, op);
         if (wrc == LANYFS_OK) {
@@ -537,6 +590,11 @@ static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
             goto out;
         r->off = (int64_t)off;
         r->len = (int64_t)len;
+        uint64_t have, need = driver_need(s, len);
+        if (!driver_room(s, need, &have)) {
+            op_skip(s, r, need, have);
+            goto out;
+        }
         wrc = lanyfs_writer_pwrite(s->w, path, off, bytes->data, len, &werr);
         touch(s, path, op);
         if (wrc == LANYFS_OK) {
@@ -583,6 +641,11 @@ static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
             desc = g_strdup_printf("mkdir %s", path);
             if ((rc = op_begin(s, "mkdir", path, NULL, desc, &r, err)) != LANYFS_OK)
                 goto out;
+            uint64_t have;
+            if (!driver_room(s, 1, &have)) {
+                op_skip(s, r, 1, have);
+                goto out;
+            }
             wrc = lanyfs_writer_mkdir(s->w, path, &werr);
             touch(s, path, op);
             if (wrc == LANYFS_OK) {
@@ -791,11 +854,20 @@ static enum lanyfs_err run_ops(struct sim *s, struct lanyfs_error *err)
         enum lanyfs_err wrc = lanyfs_writer_mount(
             s->fs, s->o->driver ? LANYFS_WRITE_DRIVER2012 : LANYFS_WRITE_CORRECT, &s->w, &werr);
         if (wrc != LANYFS_OK) {
-            op_end(s, r, wrc, &werr, NULL);
-            if (err != NULL)
-                *err = werr;
-            lanyfs_error_prefix(err, "mount %" PRIu64, mi);
-            rc = wrc;
+            if ((rc = op_end(s, r, wrc, &werr, err)) != LANYFS_OK)
+                goto out;
+            if (r->result == OPR_OK) /* op_end counts it; mounts are no operations */
+                s->sum.ops_ok--;
+            else if (r->result == OPR_NOSPC)
+                s->sum.ops_nospc--;
+            else
+                s->sum.ops_failed--;
+            /* The image no longer mounts (the driver wrote over its superblock):
+             * the run ends here, with what the log holds. */
+            s->stopped = g_strdup_printf("mount %" PRIu64 " refused: %s", mi, werr.msg);
+            s->sum.stopped = true;
+            mr.last_write = lanyfs_wlog_writes(s->log);
+            g_array_append_val(s->mounts, mr);
             goto out;
         }
         op_end(s, r, LANYFS_OK, &werr, NULL);
@@ -1044,9 +1116,20 @@ out:
 static enum lanyfs_err read_final(struct sim *s, struct lanyfs_error *err)
 {
     struct lanyfs_fs *fs = NULL;
-    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &fs, err);
-    if (rc != LANYFS_OK)
+    struct lanyfs_error oerr;
+    lanyfs_error_clear(&oerr);
+    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &fs, &oerr);
+    if (rc == LANYFS_E_IO || rc == LANYFS_E_NOMEM) {
+        if (err != NULL)
+            *err = oerr;
         goto out;
+    }
+    if (rc != LANYFS_OK) {
+        /* The final image does not open (its superblock was overwritten): no paths. */
+        s->final_problem = g_strdup(oerr.msg);
+        rc = LANYFS_OK;
+        goto out;
+    }
     if ((rc = walk_tree(fs, s->final, err)) != LANYFS_OK)
         goto out;
     for (guint i = 0; i < s->final->len; i++) {
@@ -1130,7 +1213,10 @@ static enum lanyfs_err find_complete(struct sim *s, struct lanyfs_error *err)
     uint8_t *buf = g_malloc(bufsize);
     guint pending = 0;
     struct lanyfs_fs *ffs = NULL;
-    enum lanyfs_err rc = lanyfs_fs_open(s->dir_final, 0, &ffs, err);
+    enum lanyfs_err rc = LANYFS_OK;
+    if (s->final->len == 0)
+        goto out;
+    rc = lanyfs_fs_open(s->dir_final, 0, &ffs, err);
     if (rc != LANYFS_OK)
         goto out;
     /* A listed path that a lookup does not find (a tree whose order the
@@ -1221,7 +1307,7 @@ static void json_opt_int(JsonBuilder *b, const char *key, int64_t v)
 
 static const char *result_name(enum op_result r)
 {
-    return r == OPR_OK ? "ok" : r == OPR_NOSPC ? "nospc" : "failed";
+    return r == OPR_OK ? "ok" : r == OPR_NOSPC ? "nospc" : r == OPR_SKIPPED ? "skipped" : "failed";
 }
 
 static void truth_ops(struct sim *s, JsonBuilder *b)
@@ -1348,6 +1434,8 @@ static enum lanyfs_err write_truth(struct sim *s, struct lanyfs_error *err)
     out_json_str(b, "log", "writes.log");
     json_builder_end_object(b);
     out_json_u64(b, "writes", s->sum.writes);
+    json_str(b, "stopped", s->stopped);
+    json_str(b, "final_problem", s->final_problem);
     json_builder_set_member_name(b, "mounts");
     json_builder_begin_array(b);
     for (guint i = 0; i < s->mounts->len; i++) {
@@ -1366,6 +1454,7 @@ static enum lanyfs_err write_truth(struct sim *s, struct lanyfs_error *err)
     json_builder_begin_object(b);
     out_json_u64(b, "ops_ok", s->sum.ops_ok);
     out_json_u64(b, "ops_nospc", s->sum.ops_nospc);
+    out_json_u64(b, "ops_skipped", s->sum.ops_skipped);
     out_json_u64(b, "ops_failed", s->sum.ops_failed);
     out_json_u64(b, "paths", s->sum.paths);
     out_json_u64(b, "lost", s->sum.lost);
@@ -1513,6 +1602,8 @@ out:
     g_array_free(s.mounts, TRUE);
     g_ptr_array_free(s.final, TRUE);
     g_array_free(s.lost, TRUE);
+    g_free(s.stopped);
+    g_free(s.final_problem);
     g_free(s.dir_base);
     g_free(s.dir_final);
     g_free(s.dir_log);

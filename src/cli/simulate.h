@@ -45,10 +45,12 @@ struct sim_summary {
     uint64_t ops_ok;       /* operations the writer did */
     uint64_t ops_nospc;    /* refused for lack of space */
     uint64_t ops_failed;   /* refused otherwise */
+    uint64_t ops_skipped;  /* not tried: the 2012 driver would write onto block 0 */
     uint64_t paths;        /* paths on the final image */
     uint64_t lost;         /* paths the operations made that the final image lacks or changed */
     uint64_t late;         /* final paths no prefix within their last mount shows */
     uint64_t unfound;      /* final paths listed by a walk that a lookup does not find */
+    bool stopped;          /* a mount was refused and the run ended early */
 };
 
 /* Run the simulation into outdir (created when missing). */
