@@ -15,8 +15,9 @@
  * when its tree delete of the source fails, the source's links are cleared
  * (the entries below it in the tree drop out, orphaned) and it is added to
  * the new tree anyway; when the delete of an existing target fails, the
- * source ends in no directory at all.  Every such outcome is named in a
- * driver-mode warning and the exit status is 7.
+ * source ends in no directory at all; replacing a directory runs the
+ * driver's rmdir, which freezes the new parent (§9.12).  Every such outcome
+ * is named in a driver-mode warning and the exit status is 7.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -35,19 +36,27 @@ static bool path_within(const struct wcli_path *a, const struct wcli_path *b)
     return true;
 }
 
-/* Compare a directory with what the rename should have left; report a difference. */
+/*
+ * Compare a directory with what the rename should have left; report a
+ * difference.  over_dir: the rename replaced a directory, which the 2012
+ * driver removes with its rmdir, freezing the new parent (SPEC-§9.12).
+ */
 static void check_dir(struct wcli *s, const char *where, uint64_t dir,
                       const struct lanyfs_dirlist *before, const char *const *removed,
-                      size_t nremoved, const char *added, uint64_t added_blk)
+                      size_t nremoved, const char *added, uint64_t added_blk, bool over_dir)
 {
     char *diff = wcli_dir_diff(s, where, dir, before, removed, nremoved, added, added_blk);
     if (diff == NULL)
         return;
     if (s->o.mode == LANYFS_WRITE_DRIVER2012)
         wcli_mark(s, where,
-                  "after the rename this directory differs from what was asked (the 2012 "
-                  "driver's rename goes on when its tree delete fails and clears the source's "
-                  "links, format section 9.9): %s",
+                  "after the rename this directory differs from what was asked (%s): %s",
+                  over_dir ? "the 2012 driver removes the directory it replaces with rmdir, "
+                             "which drops the new parent's link count to 0, so the parent's "
+                             "own tree changes are not written back, format section 9.12; "
+                             "its rename also goes on when a tree delete fails, section 9.9"
+                           : "the 2012 driver's rename goes on when its tree delete fails and "
+                             "clears the source's links, format section 9.9",
                   diff);
     else
         wcli_fail(s, where, LANYFS_E_CORRUPT,
@@ -192,19 +201,20 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!wcli_unmount(&s, false))
         goto out;
     const char *oldname = src.p.names[src.p.n - 1];
+    bool over_dir = dst.exists && lanyfs_entry_is_dir(&dst.e);
     if (same_dir) {
         const char *removed[2] = {oldname, newname};
         check_dir(&s, where, dst.parent, &before_old, removed, dst.exists ? 2 : 1, newname,
-                  src.blk);
+                  src.blk, over_dir);
     } else {
         const char *removed_old[1] = {oldname};
         const char *removed_new[1] = {newname};
         char *oldparent = wcli_path_join(&src.p, src.p.n - 1);
-        check_dir(&s, oldparent, src.parent, &before_old, removed_old, 1, NULL, 0);
+        check_dir(&s, oldparent, src.parent, &before_old, removed_old, 1, NULL, 0, over_dir);
         g_free(oldparent);
         char *newparent = wcli_path_join(&dst.p, dst.p.n - 1);
         check_dir(&s, newparent, dst.parent, &before_new, removed_new, dst.exists ? 1 : 0,
-                  newname, src.blk);
+                  newname, src.blk, over_dir);
         g_free(newparent);
     }
 out:
