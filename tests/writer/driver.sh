@@ -10,7 +10,7 @@
 #              stays listed, size kept, data freed: exit 7;
 #   mv  9.9    the same node renamed: its links are cleared, what hung
 #              below it drops out (orphaned); across directories it sits in
-#              two trees: exit 7;
+#              two trees: exit 7; over a directory it runs rmdir (9.12);
 #   rmdir 9.12 removing the root of a parent's tree freezes the parent: the
 #              parent on disk still points at the freed block: exit 7;
 #   put 9.7    extmax+1 blocks: file block extmax lands on block 0's disk
@@ -136,6 +136,27 @@ run 0 mv mvc.img /m /sub/q
 names mvc.img / "f h sub z "
 names mvc.img /sub "q "
 if "$blockcheck" --clean mvc.img >/dev/null; then ok; else fail "correct-mode mv of /m"; fi
+
+# Rename over an empty directory: the driver removes it with rmdir, which
+# freezes the new parent (here the root); the root's own subtree link is
+# not written back, so what the tree delete of /src moved there is lost.
+for m in correct 2012; do
+    newimg over-$m.img
+    run 0 mkdir over-$m.img /src
+    run 0 put over-$m.img B /src/in
+    run 0 mkdir over-$m.img /dst
+    run 0 put over-$m.img B /dst/keep
+    run 0 mkdir over-$m.img /empty
+done
+run 0 mv -f -T over-correct.img /src /empty
+names over-correct.img / "dst empty "
+names over-correct.img /empty "in "
+run 7 mv -f -T $D over-2012.img /src /empty
+expect_err "link count to 0, so the parent's own tree changes are not written back, format section 9.12.*no longer listed: dst"
+names over-2012.img / "empty "
+names over-2012.img /empty "in "
+# /dst, /dst/keep and its extender and data block
+blocks over-2012.img leaked=4 leaked_ext=1 double=0
 
 # ---- rmdir freezes the parent (9.12) ---------------------------------------
 newimg rmd.img
