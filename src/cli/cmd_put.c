@@ -121,21 +121,20 @@ static bool enter_once(struct walk *wk, const char *host, const struct stat *st)
     return true;
 }
 
-/* The names in host directory path, sorted; NULL when reported. */
+/*
+ * The names in host directory path, sorted; NULL when reported.  *dfd_out
+ * receives a descriptor of the directory (for fstatat), which the caller
+ * closes.
+ */
 static GPtrArray *read_names(struct walk *wk, const char *path, int *dfd_out)
 {
+    GPtrArray *names = NULL;
+    DIR *d = NULL;
+    *dfd_out = -1;
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        wcli_fail(wk->s, path, LANYFS_E_IO, "cannot open the directory: %s", strerror(errno));
-        return NULL;
-    }
-    DIR *d = fdopendir(fd);
-    if (d == NULL) {
-        wcli_fail(wk->s, path, LANYFS_E_IO, "cannot read the directory: %s", strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    if (fd < 0 || (d = fdopendir(fd)) == NULL)
+        goto out_fail;
+    names = g_ptr_array_new_with_free_func(g_free);
     for (;;) {
         errno = 0;
         struct dirent *de = readdir(d);
@@ -145,21 +144,20 @@ static GPtrArray *read_names(struct walk *wk, const char *path, int *dfd_out)
             continue;
         g_ptr_array_add(names, g_strdup(de->d_name));
     }
-    if (errno != 0) {
-        wcli_fail(wk->s, path, LANYFS_E_IO, "cannot read the directory: %s", strerror(errno));
-        g_ptr_array_free(names, TRUE);
-        closedir(d);
-        return NULL;
-    }
+    if (errno != 0 || (*dfd_out = dup(dirfd(d))) < 0)
+        goto out_fail;
     g_ptr_array_sort(names, cmp_names);
-    *dfd_out = dup(dirfd(d));
     closedir(d);
-    if (*dfd_out < 0) {
-        wcli_fail(wk->s, path, LANYFS_E_IO, "cannot read the directory: %s", strerror(errno));
-        g_ptr_array_free(names, TRUE);
-        return NULL;
-    }
     return names;
+out_fail:
+    wcli_fail(wk->s, path, LANYFS_E_IO, "cannot read the directory: %s", strerror(errno));
+    if (names != NULL)
+        g_ptr_array_free(names, TRUE);
+    if (d != NULL)
+        closedir(d);
+    else if (fd >= 0)
+        close(fd);
+    return NULL;
 }
 
 /* Read one host directory from the stack: queue its entries, push its subdirectories. */
