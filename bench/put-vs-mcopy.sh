@@ -109,12 +109,13 @@ fat_setup='rm -f fat.img; truncate -s "$size" fat.img; mkfs.fat -F 32 fat.img >/
 
 read -r put_t put_m < <(measure "$lanyfs_setup" -- "$lanyfs" put -r lanyfs.img tree /tree)
 listed=$("$lanyfs" ls -R lanyfs.img /tree | grep -c '^f')
-read -r drv_t drv_m < <(measure "$lanyfs_setup" -- "$lanyfs" put -r --driver=2012 lanyfs.img tree /tree)
+read -r drv_t drv_m < <(measure "$lanyfs_setup" -- \
+    "$lanyfs" put -r --driver=2012 lanyfs.img tree /tree)
 read -r mc_t mc_m < <(measure "$fat_setup" -- mcopy -s -m -i fat.img tree ::/tree)
 fat_listed=$(mdir -/ -b -i fat.img ::/tree 2>/dev/null | grep -c '\.TXT$\|\.txt$' || true)
 
-echo "put-vs-mcopy: $nfiles files, $bytes bytes, images of $size, LanyFS blocks of $blocksize bytes," \
-     "fastest of $runs"
+echo "put-vs-mcopy: $nfiles files, $bytes bytes, images of $size," \
+     "LanyFS blocks of $blocksize bytes, fastest of $runs"
 echo "  LanyFS lists $listed files, FAT lists $fat_listed"
 printf '  %-28s %10s %12s %10s %10s\n' command "wall (s)" "peak (KiB)" "time/mc" "mem/mc"
 row() {

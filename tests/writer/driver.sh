@@ -117,7 +117,7 @@ if "$blockcheck" --clean treec.img >/dev/null; then ok; else fail "correct-mode 
 cp tree0.img mv1.img
 run 7 mv $D mv1.img /m /q
 expect_err "rename failed half-way \(format section 9.9\)"
-expect_err "/q: warning: driver mode: after the rename this directory differs .*no longer listed: f, h, z"
+expect_err "/q: warning: driver mode: after the rename .*no longer listed: f, h, z"
 names mv1.img / "q "
 # 3 entries, 3 extenders and 9 data blocks orphaned
 blocks mv1.img leaked=15 leaked_ext=3 double=0
@@ -126,7 +126,8 @@ blocks mv1.img leaked=15 leaked_ext=3 double=0
 cp tree0.img mv2.img
 run 0 mkdir $D mv2.img /sub
 run 7 mv $D mv2.img /m /sub/q
-expect_err "/: warning: driver mode: after the rename .*no longer listed: f, h, sub, z; still or newly listed: q"
+expect_err "/: warning: driver mode: after the rename .*no longer listed: f, h, sub, z; still or"
+expect_err "still or newly listed: q"
 names mv2.img / "q "
 blocks mv2.img leaked=16 leaked_ext=3 double=0
 
@@ -152,7 +153,7 @@ run 0 mv -f -T over-correct.img /src /empty
 names over-correct.img / "dst empty "
 names over-correct.img /empty "in "
 run 7 mv -f -T $D over-2012.img /src /empty
-expect_err "link count to 0, so the parent's own tree changes are not written back, format section 9.12.*no longer listed: dst"
+expect_err "tree changes are not written back, format section 9.12.*no longer listed: dst"
 names over-2012.img / "empty "
 names over-2012.img /empty "in "
 # /dst, /dst/keep and its extender and data block
@@ -184,7 +185,7 @@ for n in (254, 255):
         f.write(b"".join(bytes([i % 256]) * 512 for i in range(n)))'
 newimg g1.img
 run 7 put $D g1.img big254 /big
-expect_err "one more than an extender maps: the 2012 driver added a level-1 extender without a child for file block 253"
+expect_err "one more than an extender maps: .* without a child for file block 253"
 "$lanyfs" cat g1.img /big >got254 2>/dev/null
 if cmp -s <(head -c 512 got254) <(dd if=big254 bs=512 skip=253 count=1 status=none); then ok
 else fail "file block 0 of the extmax+1 file is not file block 253's bytes"; fi
@@ -196,9 +197,10 @@ blocks g1.img extenders=2 data=253 leaked=0 double=0 sb_freeblocks=1790 real_fre
 
 newimg g2.img
 run 7 put $D g2.img big255 /big
-expect_err "growth loop allocated empty extenders, all but the last orphaned, until the device was full: 2046 blocks allocated"
+expect_err "growth loop allocated empty extenders, .* device was full: 2046 blocks allocated"
 # The device is full of orphaned extenders: 2046 - 1 entry - 253 data - 3 linked extenders.
-blocks g2.img sb_freeblocks=0 real_freeblocks=0 sb_freehead=0 leaked=1789 leaked_ext=1789 extenders=3
+blocks g2.img sb_freeblocks=0 real_freeblocks=0 sb_freehead=0
+blocks g2.img leaked=1789 leaked_ext=1789 extenders=3
 run 1 mkdir $D g2.img /after
 expect_err "no space left on the device"
 

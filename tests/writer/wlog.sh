@@ -39,11 +39,15 @@ for mode in correct 2012; do
     "$lanyfs" mkdir "${m[@]}" "$img" /x/w               # 1
     "$lanyfs" rmdir "${m[@]}" "$img" /x/w               # 1 (a leaf: no SPEC 9.12 mark)
     # Refused before the mount: no session, no op.
-    if "$lanyfs" mkdir "${m[@]}" "$img" /x 2>/dev/null; then fail "$mode: mkdir /x was not refused"; fi
+    if "$lanyfs" mkdir "${m[@]}" "$img" /x 2>/dev/null; then
+        fail "$mode: mkdir /x was not refused"
+    fi
     # Refused before the mount for want of space: no session, no op.
     head -c 102400 /dev/zero >huge                      # 200 blocks: more than is free
     before=$(sha256sum <"$img")
-    if "$lanyfs" put "${m[@]}" "$img" huge /huge 2>/dev/null; then fail "$mode: huge put not refused"; fi
+    if "$lanyfs" put "${m[@]}" "$img" huge /huge 2>/dev/null; then
+        fail "$mode: huge put not refused"
+    fi
     [ "$(sha256sum <"$img")" = "$before" ] || fail "$mode: the refused put changed the image"
     want_ops=13
     if [ $mode = 2012 ]; then
@@ -51,7 +55,8 @@ for mode in correct 2012; do
         if "$lanyfs" truncate "${m[@]}" "$img" /x/two 5G 2>/dev/null; then
             fail "$mode: truncate to 5G not refused"
         fi
-        [ "$(sha256sum <"$img")" = "$before" ] || fail "$mode: the refused truncate changed the image"
+        [ "$(sha256sum <"$img")" = "$before" ] ||
+            fail "$mode: the refused truncate changed the image"
         want_ops=14
     fi
 
