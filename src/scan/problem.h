@@ -271,7 +271,15 @@ enum scan_severity {
       "none")                                                                                  \
     X(MARK_ZERO_SIZE_EXTENDER, 0x060011, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,     \
       "{path}: size 0 but still points at extender {block2} (SPEC-9.14)",                      \
-      "clear the data pointer and free the extender")
+      "clear the data pointer and free the extender")                                          \
+    X(MARK_DRIVER_ORPHAN, 0x060012, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
+      "orphaned {text} '{path}' at block {block}: the driver's tree updates dropped it "        \
+      "(SPEC-9.9, 9.12, 9.14)",                                                                 \
+      "move it to /lost+found")                                                                \
+    X(MARK_STALE_TREE, 0x060013, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                               \
+      "{path}: block {block} links to block {block2} against the format: the driver went on "   \
+      "using a tree or map whose blocks it had freed (SPEC-9.12)",                             \
+      "clear the link and rebuild the directory's tree")
 
 enum scan_problem_code {
 #define SCAN_X_ENUM(name, code, sev, flags, msg, fix) SCAN_PR_##name = code,

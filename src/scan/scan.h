@@ -44,6 +44,7 @@ enum scan_class {
 #define SCAN_BF_SHARED 0x01   /* claimed by more than one owner (cross-link) */
 #define SCAN_BF_TORN 0x02     /* a torn-write suspect */
 #define SCAN_BF_METADATA 0x04 /* carries a header (its wrcnt is meaningful) */
+#define SCAN_BF_DRIVER 0x08   /* unreachable because of a 2012 driver mark (SPEC-9), not damage */
 
 /* One cell of the block map: 16 bytes a block. */
 struct scan_block {

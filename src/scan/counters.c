@@ -1,0 +1,176 @@
+/*
+ * counters.c -- pass 5 of the scan: write counters and torn writes (SPEC-§10).
+ *
+ * A block's counter and contents must tell one story, but only as bounds,
+ * and these checks are written so that no clean image trips them:
+ *  - TORN_CHAIN_COUNTER: a chain block's counter is lower than every
+ *    origin it may have allows.  Freshly made from a freed block it started
+ *    empty at 0, so each filled slot needs a push (count <= counter).  Made
+ *    by a formatter it started full (the formatter's pattern: slot i lists
+ *    block + 1 + i), so each slot that differs from the pattern needs a pop
+ *    or push.  Slots that still rise the formatter's way with only popped
+ *    holes need one write a hole.  Only a counter below all three bounds is
+ *    reported (a counter that wrapped past 65535 cannot be told apart, and
+ *    is the one way a clean block could trip it: 65536 writes to one chain
+ *    block, which the bounds accept as torn).
+ *  - TORN_SECTORS (blocks larger than a sector only): a block the walks
+ *    claimed whose first sector and later sectors disagree in kind: an
+ *    entry header over non-zero later sectors (writers clear an entry
+ *    block when they create it), a chain or extender header whose later
+ *    sectors hold slots beyond the device while the first sector's are in
+ *    range, a full formatter chain header (every first-sector slot in the
+ *    formatter's pattern, a next block) over cleared later sectors.
+ *  - ENTRY_NEVER_WRITTEN: a live entry with counter 0: created, its first
+ *    writeback never landed (the root is exempt: the formatter writes it).
+ *  - SB_STALE_FREEHEAD: 'freehead' names a block that is no chain block
+ *    and that a live entry or file now holds: the allocation that handed it
+ *    out landed, the superblock rewrite after it did not.  A head that is
+ *    no chain block and that nobody holds is FREE_CHAIN_TYPE instead.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "scan_priv.h"
+
+bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint16_t w = lanyfs_get16(b + LANYFS_HDR_WRCNT);
+    uint32_t filled = 0, holes = 0, pending = 0, differ = 0;
+    uint64_t prev = 0;
+    bool rising = true;
+    uint32_t fill = (b[0] == LANYFS_TYPE_EXT || lanyfs_chain_slot(g, b, g->chainmax - 1) != 0)
+                        ? g->chainmax
+                        : g->chainmax - 1;
+    if (blk + 1 >= r->dev_blocks)
+        fill = 0;
+    else if (r->dev_blocks - blk - 1 < fill)
+        fill = (uint32_t)(r->dev_blocks - blk - 1);
+    for (uint32_t i = 0; i < g->chainmax; i++) {
+        uint64_t s = lanyfs_chain_slot(g, b, i);
+        bool formatter_value = i < fill && s == blk + 1 + i;
+        if (i < fill ? !formatter_value : s != 0)
+            differ++;
+        if (s == 0) {
+            pending++;
+            continue;
+        }
+        filled++;
+        holes += pending;
+        pending = 0;
+        if (prev != 0 && s <= prev)
+            rising = false;
+        prev = s;
+    }
+    if (filled <= w || (rising && holes <= w) || differ <= w)
+        return true;
+    uint32_t least = filled < differ ? filled : differ;
+    if (rising && holes < least)
+        least = holes;
+    r->map[blk].flags |= SCAN_BF_TORN;
+    return sc_report(r,
+                     &(struct scan_finding){.code = SCAN_PR_TORN_CHAIN_COUNTER, .block = blk,
+                                            .value = w, .count = least},
+                     NULL, NULL);
+}
+
+/* Slots of a slot array at off whose bytes start in a later sector: any beyond dev? */
+static bool later_slots_wild(const struct scan_result *r, const uint8_t *b, size_t off,
+                             uint32_t count, bool *first_ok)
+{
+    unsigned a = r->g.addrlen;
+    bool wild = false;
+    *first_ok = true;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t at = off + (size_t)i * a;
+        uint64_t s = lanyfs_get_addr(b + at, a);
+        if (at + a <= LANYFS_SECTOR_SIZE) {
+            if (s >= r->dev_blocks)
+                *first_ok = false;
+        } else if (at >= LANYFS_SECTOR_SIZE && s >= r->dev_blocks) {
+            wild = true;
+        }
+    }
+    return wild;
+}
+
+static bool torn(struct scan_result *r, uint64_t blk, uint64_t sector, const char *what)
+{
+    r->map[blk].flags |= SCAN_BF_TORN;
+    return sc_report(r,
+                     &(struct scan_finding){.code = SCAN_PR_TORN_SECTORS, .block = blk,
+                                            .count = sector},
+                     NULL, "%s", what);
+}
+
+bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    if (g->blocksize <= LANYFS_SECTOR_SIZE)
+        return true;
+    struct scan_block *c = &r->map[blk];
+    bool first_ok;
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+        for (size_t i = LANYFS_SECTOR_SIZE; i < g->blocksize; i++)
+            if (b[i] != 0)
+                return torn(r, blk, i / LANYFS_SECTOR_SIZE,
+                            "an entry header over bytes of another block");
+        return true;
+    case SCAN_BLK_EXTENDER:
+        if (later_slots_wild(r, b, LANYFS_EXT_SLOTS, g->extmax, &first_ok) && first_ok)
+            return torn(r, blk, 1, "an extender header over bytes of another block");
+        return true;
+    case SCAN_BLK_CHAIN: {
+        if (later_slots_wild(r, b, LANYFS_CH_SLOTS, g->chainmax, &first_ok) && first_ok)
+            return torn(r, blk, 1, "a chain header over bytes of another block");
+        uint32_t in_first = (LANYFS_SECTOR_SIZE - LANYFS_CH_SLOTS) / g->addrlen;
+        if (in_first == 0 || in_first >= g->chainmax ||
+            lanyfs_get64(b + LANYFS_CH_NEXT) == 0)
+            return true;
+        for (uint32_t i = 0; i < in_first; i++)
+            if (lanyfs_chain_slot(g, b, i) != blk + 1 + i)
+                return true;
+        for (uint32_t i = in_first; i < g->chainmax; i++)
+            if (lanyfs_chain_slot(g, b, i) != 0)
+                return true;
+        return torn(r, blk, 1, "a full formatter chain header over a cleared tail");
+    }
+    default:
+        return true;
+    }
+}
+
+bool sc_counters_pass(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nentries; i++) {
+        const struct scan_entry *x = &r->entries[i];
+        if (x->state != SCAN_ENTRY_LIVE || x->e.wrcnt != 0 || x->block == r->rootdir)
+            continue;
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_ENTRY_NEVER_WRITTEN, .entry = x->id,
+                                              .block = x->block},
+                       x->path, NULL))
+            return false;
+    }
+    if (r->head_rejected) {
+        uint64_t h = r->freehead;
+        struct scan_block *c = sc_cell(r, h);
+        bool held = c != NULL && (c->cls == SCAN_BLK_DIR || c->cls == SCAN_BLK_FILE ||
+                                  c->cls == SCAN_BLK_EXTENDER || c->cls == SCAN_BLK_DATA);
+        if (held)
+            return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_STALE_FREEHEAD, .block = h},
+                             NULL, NULL);
+        uint8_t *b = malloc(r->g.blocksize);
+        if (b == NULL)
+            return sc_oom(r);
+        uint8_t type = sc_read(r, h, b, NULL) == LANYFS_OK ? b[0] : 0;
+        free(b);
+        return sc_report(r,
+                         &(struct scan_finding){.code = SCAN_PR_FREE_CHAIN_TYPE, .block = h,
+                                                .value = type},
+                         NULL, NULL);
+    }
+    return true;
+}

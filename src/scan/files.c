@@ -1,0 +1,467 @@
+/*
+ * files.c -- pass 2 of the scan: every file's extender tree (SPEC-§7).
+ *
+ * An iterative descent with one frame per level (at most SC_LEVEL_MAX + 1):
+ * every slot of every extender is visited, so blocks mapped past the size
+ * are found too.  Levels must fall by one at each step and every extender
+ * and data block is claimed before it is used, so the walk cannot loop and
+ * a block two files map is reported instead of followed twice.  Checks of a
+ * live file, each naming the block:
+ *  - FILE_DATA_RANGE, FILE_DATA_TYPE: the data pointer beyond the device
+ *    end, or at a block that is no extender;
+ *  - EXT_SLOT_RANGE: a slot beyond the device end;
+ *  - EXT_TYPE, EXT_LEVEL_WRONG: a child that is no extender, or not one
+ *    level below its parent (also a top level no device needs);
+ *  - EXT_SLOT_METADATA: a slot mapping the superblock, an entry or a chain
+ *    block;
+ *  - FREE_SLOT_IN_USE: a block the file maps and the free list lists (the
+ *    file keeps it in the map);
+ *  - BLOCK_SHARED: a block another file (or this one) already maps;
+ *  - TREE_UNREADABLE: an extender that cannot be read.
+ * It records the blocks mapped, the holes (below the size; those in level-0
+ * extenders apart), the blocks mapped past the size, the extenders and
+ * their highest counter.  sc_files_judge then weighs mapped blocks against
+ * the size, once marks.c can tell a driver mark from damage:
+ * FILE_SIZE_UNMAPPED (a broken map that loses blocks the size needs),
+ * FILE_SIZE_EXCESS (blocks past the size) and FILE_HOLES (empty slots and
+ * a tree too small for the size: a sparse file, which every writer makes
+ * when a file grows by truncation).
+ *
+ * Orphaned files (SC_FILE_ORPHAN) and the leftover extenders of deleted
+ * files (SC_FILE_DELETED) are walked quietly: they only adopt blocks the
+ * sweep left unowned, and stop where anything else holds a block.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_priv.h"
+
+struct xframe {
+    uint64_t blk;   /* this extender */
+    uint64_t base;  /* first file block it maps (UINT64_MAX: past any size) */
+    uint32_t next;  /* next slot to visit */
+    unsigned level; /* its level */
+    uint8_t *buf;   /* its contents */
+};
+
+struct pair {
+    uint64_t fblk; /* file block */
+    uint64_t dblk; /* its disk block */
+};
+
+struct fwalk {
+    struct scan_result *r;
+    uint32_t id;            /* the file */
+    enum sc_file_mode mode; /* how to claim */
+    uint64_t needed;        /* file blocks its size needs */
+    struct pair *pairs;     /* mapped blocks below the size, in file order */
+    size_t npairs;          /* used */
+    size_t cap;             /* allocated */
+    uint64_t mapped;        /* data blocks below the size */
+    uint64_t intact;        /* of those, held by this file alone */
+    struct sc_aux st;       /* statistics, copied into the entry's aux */
+};
+
+static const char *fpath(struct fwalk *w)
+{
+    return sc_entry(w->r, w->id)->path;
+}
+
+static uint64_t fblock(const struct fwalk *w)
+{
+    return sc_entry(w->r, w->id)->block;
+}
+
+/*
+ * Claim blk (an extender at level, or a data block at file block fb) for
+ * the file; parent/slot say where it is mapped (parent 0: the data pointer).
+ * Returns true when the block is the file's now (for an extender: descend).
+ * *held receives whether the block is also held by another owner.
+ */
+static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64_t parent,
+                 uint32_t slot, bool *held)
+{
+    struct scan_result *r = w->r;
+    *held = false;
+    if (w->mode != SC_FILE_LIVE) {
+        enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
+        return sc_adopt(r, blk, cls, w->id, index);
+    }
+    enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;
+    enum sc_claim got = sc_claim(r, blk, cls, w->id, index);
+    if (got == SC_CLAIM_OK)
+        return true;
+    if (got == SC_CLAIM_OUTSIDE)
+        return false;
+    struct scan_block *c = sc_cell(r, blk);
+    char what[SC_PATH_MAX + 64];
+    sc_owner_phrase(r, c, what, sizeof(what));
+    w->st.tree_conflict = true;
+    *held = true;
+    /* On driver media each of these is a map the driver went on using after freeing it. */
+    struct scan_finding m = {.code = SCAN_PR_MARK_STALE_TREE, .entry = w->id,
+                             .block = parent ? parent : fblock(w), .block2 = blk};
+    struct scan_finding f = {.entry = w->id, .block = parent, .count = slot, .block2 = blk};
+    bool take_it = false;
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_FREE:
+        f = (struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE, .entry = w->id,
+                                  .block = c->index, .block2 = blk};
+        snprintf(what, sizeof(what), "%s", fpath(w));
+        sc_claim_over(r, blk, cls, w->id, index);
+        *held = false;
+        take_it = true;
+        break;
+    case SCAN_BLK_SUPER:
+    case SCAN_BLK_CHAIN:
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+    case SCAN_BLK_DELETED:
+        *held = false;
+        if (parent == 0) {
+            f = (struct scan_finding){.code = SCAN_PR_FILE_DATA_TYPE, .entry = w->id,
+                                      .block = fblock(w), .block2 = blk,
+                                      .value = c->cls == SCAN_BLK_DIR ? LANYFS_TYPE_DIR
+                                               : c->cls == SCAN_BLK_CHAIN ? LANYFS_TYPE_CHAIN
+                                                                          : LANYFS_TYPE_FILE};
+            what[0] = '\0';
+        } else {
+            f.code = SCAN_PR_EXT_SLOT_METADATA;
+        }
+        break;
+    default:
+        f = (struct scan_finding){.code = SCAN_PR_BLOCK_SHARED, .entry = w->id, .block = blk};
+        break;
+    }
+    if (!sc_report_alt(r, &m, fpath(w), NULL, &f, fpath(w), what[0] ? what : NULL))
+        return false;
+    return take_it;
+}
+
+static bool record(struct fwalk *w, uint64_t fb, uint64_t dblk, bool held)
+{
+    if (fb >= w->needed) {
+        w->st.excess++;
+        return true;
+    }
+    w->mapped++;
+    w->intact += !held;
+    if (w->npairs == w->cap) {
+        size_t ncap = w->cap ? w->cap * 2 : 64;
+        struct pair *np = realloc(w->pairs, ncap * sizeof(*np));
+        if (np == NULL)
+            return sc_oom(w->r);
+        w->pairs = np;
+        w->cap = ncap;
+    }
+    w->pairs[w->npairs++] = (struct pair){fb, dblk};
+    return true;
+}
+
+static void add_holes(struct fwalk *w, uint64_t fb, uint64_t span, unsigned level)
+{
+    if (fb >= w->needed)
+        return;
+    uint64_t n = w->needed - fb < span ? w->needed - fb : span;
+    w->st.holes += n;
+    if (level == 0)
+        w->st.holes0 += n;
+}
+
+/* Report a structural problem (live files only), with an optional text. */
+static bool problem(struct fwalk *w, const struct scan_finding *f, const char *text)
+{
+    w->st.tree_broken = true;
+    if (w->mode != SC_FILE_LIVE)
+        return true;
+    return text ? sc_report(w->r, f, fpath(w), "%s", text) : sc_report(w->r, f, fpath(w), NULL);
+}
+
+/* Build the entry's data list from the pairs (file order, holes as 0). */
+static bool publish(struct fwalk *w)
+{
+    struct scan_result *r = w->r;
+    struct scan_entry *x = sc_entry(r, w->id);
+    uint64_t n = 0;
+    if (w->npairs > 0)
+        n = w->pairs[w->npairs - 1].fblk + 1;
+    uint64_t cap = w->mapped * 16 + 65536;
+    if (n > cap)
+        n = cap;
+    free(x->data);
+    x->data = NULL;
+    x->ndata = 0;
+    if (n > 0) {
+        if (n > SIZE_MAX / sizeof(uint64_t))
+            return sc_oom(r);
+        uint64_t *d = calloc((size_t)n, sizeof(*d));
+        if (d == NULL)
+            return sc_oom(r);
+        for (size_t i = 0; i < w->npairs; i++)
+            if (w->pairs[i].fblk < n)
+                d[w->pairs[i].fblk] = w->pairs[i].dblk;
+        x->data = d;
+        x->ndata = n;
+    }
+    x->blocks_mapped = w->mapped;
+    x->blocks_intact = w->intact;
+    return true;
+}
+
+static bool walk(struct fwalk *w)
+{
+    struct scan_result *r = w->r;
+    const struct lanyfs_geom *g = &r->g;
+    struct xframe fr[SC_LEVEL_MAX + 1];
+    uint8_t *mem = NULL;
+    struct lanyfs_error err;
+    bool ok = false, held;
+    uint64_t top = sc_entry(r, w->id)->e.subtree;
+    uint64_t fb0 = fblock(w);
+
+    if (top == 0) {
+        w->st.holes = w->needed;
+        goto out_ok;
+    }
+    w->st.top_level = 0;
+    if (top >= r->dev_blocks) {
+        if (!problem(w,
+                     &(struct scan_finding){.code = SCAN_PR_FILE_DATA_RANGE, .entry = w->id,
+                                            .block = fb0, .block2 = top},
+                     NULL))
+            goto out;
+        w->st.holes = w->needed;
+        goto out_ok;
+    }
+    uint8_t *tb = malloc(g->blocksize);
+    if (tb == NULL) {
+        sc_oom(r);
+        goto out;
+    }
+    enum lanyfs_err rc = sc_read(r, top, tb, &err);
+    unsigned level = tb[LANYFS_EXT_LEVEL];
+    struct scan_finding f = {.entry = w->id, .block = fb0, .block2 = top};
+    bool bad = true;
+    if (rc != LANYFS_OK) {
+        f.code = SCAN_PR_TREE_UNREADABLE;
+        f.block = top;
+        ok = problem(w, &f, err.msg);
+    } else if (tb[0] != LANYFS_TYPE_EXT) {
+        f.code = SCAN_PR_FILE_DATA_TYPE;
+        f.value = tb[0];
+        ok = problem(w, &f, NULL);
+    } else if (level > SC_LEVEL_MAX) {
+        f.code = SCAN_PR_EXT_LEVEL_WRONG;
+        f.value = level;
+        f.value2 = SC_LEVEL_MAX;
+        ok = problem(w, &f, NULL);
+    } else {
+        bad = false;
+    }
+    if (bad) {
+        free(tb);
+        if (!ok)
+            goto out;
+        w->st.holes = w->needed;
+        goto out_ok;
+    }
+    if (!take(w, top, true, level, 0, 0, &held)) {
+        free(tb);
+        if (sc_stopped(r))
+            goto out;
+        w->st.holes = w->needed;
+        goto out_ok;
+    }
+    mem = malloc((size_t)(level + 1) * g->blocksize);
+    if (mem == NULL) {
+        free(tb);
+        sc_oom(r);
+        goto out;
+    }
+    memcpy(mem, tb, g->blocksize);
+    free(tb);
+    w->st.top_level = (uint8_t)level;
+    w->st.extenders = 1;
+    w->st.ext_wrcnt_max = lanyfs_get16(mem + LANYFS_HDR_WRCNT);
+    if (w->mode == SC_FILE_LIVE)
+        sc_map_meta(r, top, w->st.ext_wrcnt_max);
+    uint64_t capacity = lanyfs_geom_tree_capacity(g, level);
+    if (capacity < w->needed)
+        w->st.holes += w->needed - capacity;
+
+    int depth = 0;
+    fr[0] = (struct xframe){top, 0, 0, level, mem};
+    while (depth >= 0) {
+        struct xframe *x = &fr[depth];
+        if (x->next >= g->extmax) {
+            depth--;
+            continue;
+        }
+        uint32_t i = x->next++;
+        uint64_t span = lanyfs_geom_pow(g, x->level), fb;
+        if (x->base == UINT64_MAX || __builtin_mul_overflow((uint64_t)i, span, &fb) ||
+            __builtin_add_overflow(fb, x->base, &fb))
+            fb = UINT64_MAX;
+        uint64_t slot = lanyfs_ext_slot(g, x->buf, i);
+        if (slot == 0) {
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        if (slot >= r->dev_blocks) {
+            if (!problem(w,
+                         &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_RANGE, .entry = w->id,
+                                                .block = x->blk, .count = i, .block2 = slot},
+                         NULL))
+                goto out;
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        if (x->level == 0) {
+            if (w->mode == SC_FILE_DELETED)
+                continue;
+            if (take(w, slot, false, fb, x->blk, i, &held)) {
+                if (!record(w, fb, slot, held))
+                    goto out;
+            } else if (sc_stopped(r)) {
+                goto out;
+            } else if (w->mode == SC_FILE_LIVE && held) {
+                if (!record(w, fb, slot, true))
+                    goto out;
+            }
+            continue;
+        }
+        struct xframe *c = &fr[depth + 1];
+        c->buf = mem + (size_t)(depth + 1) * g->blocksize;
+        if (sc_read(r, slot, c->buf, &err) != LANYFS_OK) {
+            if (!problem(w,
+                         &(struct scan_finding){.code = SCAN_PR_TREE_UNREADABLE, .entry = w->id,
+                                                .block = slot},
+                         err.msg))
+                goto out;
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        unsigned cl = c->buf[LANYFS_EXT_LEVEL];
+        if (c->buf[0] != LANYFS_TYPE_EXT) {
+            if (!problem(w,
+                         &(struct scan_finding){.code = SCAN_PR_EXT_TYPE, .entry = w->id,
+                                                .block = x->blk, .block2 = slot,
+                                                .value = c->buf[0]},
+                         NULL))
+                goto out;
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        if (cl + 1 != x->level) {
+            if (!problem(w,
+                         &(struct scan_finding){.code = SCAN_PR_EXT_LEVEL_WRONG, .entry = w->id,
+                                                .block = x->blk, .block2 = slot, .value = cl,
+                                                .value2 = x->level},
+                         NULL))
+                goto out;
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        if (!take(w, slot, true, cl, x->blk, i, &held)) {
+            if (sc_stopped(r))
+                goto out;
+            add_holes(w, fb, span, x->level);
+            continue;
+        }
+        uint16_t wc = lanyfs_get16(c->buf + LANYFS_HDR_WRCNT);
+        if (w->mode == SC_FILE_LIVE)
+            sc_map_meta(r, slot, wc);
+        w->st.extenders++;
+        if (wc > w->st.ext_wrcnt_max)
+            w->st.ext_wrcnt_max = wc;
+        c->blk = slot;
+        c->base = fb;
+        c->next = 0;
+        c->level = cl;
+        depth++;
+    }
+out_ok:
+    ok = !sc_stopped(r);
+out:
+    free(mem);
+    return ok;
+}
+
+bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
+{
+    struct scan_entry *x = sc_entry(r, id);
+    if (x == NULL || !lanyfs_entry_is_file(&x->e))
+        return true;
+    struct fwalk w = {.r = r, .id = id, .mode = mode, .needed = x->blocks_needed};
+    bool ok = walk(&w);
+    if (ok && mode != SC_FILE_DELETED)
+        ok = publish(&w);
+    struct sc_aux *a = sc_aux(r, id);
+    bool via_stale = a->via_stale;
+    uint64_t from = a->from;
+    uint8_t link = a->link;
+    uint32_t depth = a->depth;
+    bool path_set = a->path_set;
+    *a = w.st;
+    a->walked = true;
+    a->via_stale = via_stale;
+    a->from = from;
+    a->link = link;
+    a->depth = depth;
+    a->path_set = path_set;
+    free(w.pairs);
+    return ok;
+}
+
+bool sc_files_pass(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nentries; i++) {
+        if (r->entries[i].state != SCAN_ENTRY_LIVE || !lanyfs_entry_is_file(&r->entries[i].e))
+            continue;
+        if (!sc_file_walk(r, r->entries[i].id, SC_FILE_LIVE))
+            return false;
+        if ((i & 255) == 0)
+            sc_progress(r, SCAN_PHASE_TREE, i, r->nentries);
+    }
+    return true;
+}
+
+bool sc_files_judge(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nentries; i++) {
+        struct scan_entry *x = &r->entries[i];
+        struct sc_aux *a = &r->aux[i];
+        if (x->state != SCAN_ENTRY_LIVE || !lanyfs_entry_is_file(&x->e) || !a->walked)
+            continue;
+        uint32_t id = x->id;
+        struct sc_file_marks m;
+        if (!sc_mark_file(r, id, &m))
+            return false;
+        x = sc_entry(r, id);
+        a = sc_aux(r, id);
+        struct scan_finding f = {.entry = id, .block = x->block, .value = x->e.size,
+                                 .count = x->blocks_needed, .count2 = x->blocks_mapped};
+        /* Holes are legal (a sparse file); blocks a broken map lost are not. */
+        bool unmapped = a->tree_broken && x->blocks_mapped < x->blocks_needed;
+        if (unmapped) {
+            f.code = SCAN_PR_FILE_SIZE_UNMAPPED;
+            if (!sc_report(r, &f, x->path, NULL))
+                return false;
+        }
+        if (a->excess > 0 && !m.extra_mapped) {
+            f.code = SCAN_PR_FILE_SIZE_EXCESS;
+            f.count2 = a->excess;
+            if (!sc_report(r, &f, x->path, NULL))
+                return false;
+        }
+        if (a->holes > 0 && !unmapped && !m.first_overwritten && !a->tree_broken) {
+            f.code = SCAN_PR_FILE_HOLES;
+            f.count = a->holes;
+            if (!sc_report(r, &f, x->path, NULL))
+                return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,232 @@
+/*
+ * freelist.c -- pass 3 of the scan: the chained free list (SPEC-§6).
+ *
+ * Runs before the tree walk, so that tree and file claims meet the free
+ * list's claims and the conflict is judged where it is found.  Two steps:
+ *
+ * 1. Chain blocks, from the head along next.  Each is claimed as a chain
+ *    block (index: its position in the list); the claim is the visited set,
+ *    so the walk ends.  Checks:
+ *     - FREE_PTR_RANGE: next beyond the device end;
+ *     - FREE_CYCLE: next names a chain block already in the list;
+ *     - BLOCK_UNREADABLE: a chain block that cannot be read;
+ *     - FREE_CHAIN_TYPE: a type other than 0x70 or 0x80 (the walk goes on
+ *       when the block still looks like a chain block, and stops
+ *       otherwise); 0x80 is counted for MARK_FORMATTER_CHAIN_TYPE;
+ *     - a head whose type is no chain type is not walked: counters.c
+ *       decides later whether it was handed out (SB_STALE_FREEHEAD);
+ *     - each chain block's counter against its slots (counters.c);
+ *     - the last slot filled (MARK_LAST_SLOT_FILLED, marks.c).
+ *    A walk that ends at a break leaves the list incomplete: blocks
+ *    nothing reaches are then unknown rather than leaked.
+ * 2. Slots of every chain block reached, in list order.  Each non-zero
+ *    slot is claimed as free (index: the chain block listing it):
+ *     - FREE_SLOT_RANGE: a slot beyond the device end;
+ *     - FREE_SLOT_METADATA: a slot listing a chain block of the list;
+ *     - FREE_LISTED_TWICE: a block listed by two slots.
+ *    Slots listing blocks in use are found when the trees claim them
+ *    (FREE_SLOT_IN_USE, tree.c and files.c).
+ * free_listed counts chain blocks and listed blocks, each once: the real
+ * free count that marks.c holds 'freeblocks' against.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "scan_priv.h"
+
+static uint64_t next_of(const uint8_t *b)
+{
+    return lanyfs_get64(b + LANYFS_CH_NEXT);
+}
+
+static bool unreadable(struct scan_result *r, uint64_t blk, const struct lanyfs_error *err)
+{
+    return sc_report(r, &(struct scan_finding){.code = SCAN_PR_BLOCK_UNREADABLE, .block = blk},
+                     NULL, "%s", err->msg);
+}
+
+/* Step 1: the chain blocks. */
+static bool walk_chains(struct scan_result *r, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t prev = 0, cur = r->freehead, pos = 0;
+    struct lanyfs_error err;
+    while (cur != 0) {
+        if (sc_stopped(r))
+            return false;
+        if (cur >= r->dev_blocks) {
+            r->free_complete = false;
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_FREE_PTR_RANGE, .block = prev,
+                                                  .block2 = cur},
+                           NULL, NULL))
+                return false;
+            break;
+        }
+        struct scan_block *c = sc_cell(r, cur);
+        if (c != NULL && c->cls == SCAN_BLK_CHAIN) {
+            r->free_complete = false;
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_FREE_CYCLE, .block = prev,
+                                                  .block2 = cur},
+                           NULL, NULL))
+                return false;
+            break;
+        }
+        if (c == NULL || sc_read(r, cur, b, &err) != LANYFS_OK) {
+            r->free_complete = false;
+            if (c == NULL)
+                lanyfs_fail(&err, LANYFS_E_TRUNCATED, cur, "block %" PRIu64 " lies beyond the "
+                            "end of the image", cur);
+            if (!unreadable(r, cur, &err))
+                return false;
+            break;
+        }
+        struct lanyfs_chain_hdr h;
+        lanyfs_chain_decode(&h, b);
+        if (h.type != LANYFS_TYPE_CHAIN && h.type != LANYFS_TYPE_EXT) {
+            if (cur == r->freehead) {
+                r->head_rejected = true;
+                r->free_complete = false;
+                break;
+            }
+            bool plausible = sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT) &&
+                             h.next < r->dev_blocks;
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_FREE_CHAIN_TYPE, .block = cur,
+                                                  .value = h.type},
+                           NULL, NULL))
+                return false;
+            if (!plausible) {
+                r->free_complete = false;
+                break;
+            }
+        } else if (h.type == LANYFS_TYPE_EXT) {
+            if (r->chains_formatter++ == 0)
+                r->first_formatter_chain = cur;
+        }
+        sc_claim(r, cur, SCAN_BLK_CHAIN, 0, pos);
+        sc_map_meta(r, cur, h.wrcnt);
+        if (lanyfs_chain_slot(g, b, g->chainmax - 1) != 0 && r->chains_last_filled++ == 0)
+            r->first_last_filled = cur;
+        if (!sc_counter_chain(r, cur, b))
+            return false;
+        r->free_chains++;
+        pos++;
+        prev = cur;
+        cur = h.next;
+        if ((pos & 1023) == 0)
+            sc_progress(r, SCAN_PHASE_FREE, pos, 0);
+    }
+    r->free_end = prev;
+    return true;
+}
+
+/* Step 2: the slots of the chain blocks reached, in list order. */
+static bool walk_slots(struct scan_result *r, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t cur = r->freehead, pos = 0, listed = 0;
+    while (cur != 0 && cur < r->nblocks && r->map[cur].cls == SCAN_BLK_CHAIN &&
+           r->map[cur].index == pos) {
+        if (sc_stopped(r))
+            return false;
+        if (sc_read(r, cur, b, NULL) != LANYFS_OK)
+            break;
+        for (uint32_t i = 0; i < g->chainmax; i++) {
+            uint64_t s = lanyfs_chain_slot(g, b, i);
+            if (s == 0)
+                continue;
+            if (s >= r->dev_blocks) {
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_RANGE,
+                                                      .block = cur, .count = i, .block2 = s},
+                               NULL, NULL))
+                    return false;
+                continue;
+            }
+            struct scan_block *c = sc_cell(r, s);
+            if (c == NULL) {
+                listed++;
+                continue;
+            }
+            switch ((enum scan_class)c->cls) {
+            case SCAN_BLK_UNKNOWN:
+                sc_claim(r, s, SCAN_BLK_FREE, 0, cur);
+                listed++;
+                break;
+            case SCAN_BLK_CHAIN:
+                c->flags |= SCAN_BF_SHARED;
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_METADATA,
+                                                      .block = cur, .count = i, .block2 = s},
+                               NULL, "a chain block of the free list"))
+                    return false;
+                break;
+            case SCAN_BLK_FREE:
+                c->flags |= SCAN_BF_SHARED;
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_FREE_LISTED_TWICE,
+                                                      .block = c->index, .value = cur,
+                                                      .block2 = s},
+                               NULL, NULL))
+                    return false;
+                break;
+            default:
+                c->flags |= SCAN_BF_SHARED;
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_METADATA,
+                                                      .block = cur, .count = i, .block2 = s},
+                               NULL, "the superblock"))
+                    return false;
+                break;
+            }
+        }
+        cur = next_of(b);
+        pos++;
+    }
+    r->free_listed = r->free_chains + listed;
+    return true;
+}
+
+bool sc_free_pass(struct scan_result *r)
+{
+    uint8_t *b = malloc(r->g.blocksize);
+    bool ok = false;
+    if (b == NULL)
+        return sc_oom(r);
+    sc_progress(r, SCAN_PHASE_FREE, 0, 0);
+    if (r->freehead == 0)
+        goto out_done;
+    if (!walk_chains(r, b) || !walk_slots(r, b))
+        goto out;
+out_done:
+    ok = true;
+out:
+    free(b);
+    return ok;
+}
+
+uint64_t sc_free_prev(struct scan_result *r, uint64_t chain)
+{
+    struct scan_block *c = sc_cell(r, chain);
+    if (c == NULL || c->cls != SCAN_BLK_CHAIN || c->index == 0)
+        return 0;
+    uint8_t *b = malloc(r->g.blocksize);
+    uint64_t cur = r->freehead, found = 0;
+    if (b == NULL)
+        return 0;
+    for (uint64_t pos = 0; pos < c->index && cur != 0 && cur < r->nblocks; pos++) {
+        if (r->map[cur].cls != SCAN_BLK_CHAIN || r->map[cur].index != pos ||
+            sc_read(r, cur, b, NULL) != LANYFS_OK)
+            break;
+        uint64_t next = next_of(b);
+        if (next == chain) {
+            found = cur;
+            break;
+        }
+        cur = next;
+    }
+    free(b);
+    return found;
+}

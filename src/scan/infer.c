@@ -1,0 +1,411 @@
+/*
+ * infer.c -- geometry, root and free-list head from the blocks themselves.
+ *
+ * When block 0 is unusable (bad magic, block size or address length), the
+ * scan reads the start of the image (at most INFER_BYTES) and asks, for
+ * every block size 512..4096, how well the blocks hold together:
+ *  - entry headers that probe well (probe.c: type, a NUL-terminated name,
+ *    valid timestamps, links in range, a zero tail) score, and score again
+ *    for every link that lands on another entry (a directory's subtree and
+ *    siblings) or, for a file's data pointer, on an extender;
+ *  - chain headers score for a next pointer that lands on a chain header;
+ *  - the formatter's layout (root "LANYFSROOT" at 1, chain block at 2)
+ *    scores, and the superblock's own value breaks a tie.
+ * At the winning block size, every address length 1..8 is scored over the
+ * chain blocks and over the extenders files point to: slots in range and
+ * distinct score, ascending runs like the formatter's score double, slots
+ * out of range, repeated values and zeros between filled slots (what a
+ * wrong address length makes of the right one's bytes) cost.
+ * Then the root directory (the lowest directory named LANYFSROOT, else a
+ * directory no entry links to with the most descendants, sc_find_root) and
+ * the free-list head (a chain block no chain block links to, with the
+ * longest chain) are found, and SB_GEOMETRY_INFERRED names which values
+ * were inferred.  The device is taken to be the whole image.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_priv.h"
+
+#define INFER_BYTES ((size_t)32 << 20) /* image bytes read for the inference */
+#define INFER_ADDR_BLOCKS 2048          /* chain and extender blocks scored per length */
+#define ROOT_WALK_MAX 100000            /* nodes counted per root candidate */
+
+struct sample {
+    const uint8_t *p; /* the image's first bytes */
+    size_t len;       /* bytes in p */
+};
+
+static const uint8_t *blk_at(const struct sample *s, unsigned bits, uint64_t i)
+{
+    if (i > (s->len >> bits) || (i + 1) > (s->len >> bits))
+        return NULL;
+    return s->p + ((size_t)i << bits);
+}
+
+static bool chain_header(const uint8_t *b)
+{
+    return (b[0] == LANYFS_TYPE_CHAIN || b[0] == LANYFS_TYPE_EXT) &&
+           sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT);
+}
+
+static uint64_t score_bits(const struct sample *s, unsigned bits, uint64_t n)
+{
+    struct lanyfs_geom g;
+    if (lanyfs_geom_init(&g, bits, 8, n, NULL) != LANYFS_OK)
+        return 0;
+    uint64_t k = s->len >> bits;
+    if (k > n)
+        k = n;
+    uint64_t score = 0;
+    struct lanyfs_entry e, t;
+    for (uint64_t i = 1; i < k; i++) {
+        const uint8_t *b = blk_at(s, bits, i);
+        if (sc_probe_entry(&g, n, b, &e)) {
+            score += 2;
+            if (i == 1 && lanyfs_entry_is_dir(&e) && e.name_len == strlen(LANYFS_ROOT_NAME) &&
+                memcmp(e.name, LANYFS_ROOT_NAME, e.name_len) == 0)
+                score += 5;
+            uint64_t links[3] = {e.left, e.right, e.subtree};
+            for (int j = 0; j < 3; j++) {
+                const uint8_t *tb = links[j] ? blk_at(s, bits, links[j]) : NULL;
+                if (tb == NULL)
+                    continue;
+                if (j == 2 && lanyfs_entry_is_file(&e))
+                    score += tb[0] == LANYFS_TYPE_EXT ? 3 : 0;
+                else
+                    score += sc_probe_entry(&g, n, tb, &t) ? 3 : 0;
+            }
+        } else if (chain_header(b)) {
+            uint64_t next = lanyfs_get64(b + LANYFS_CH_NEXT);
+            const uint8_t *tb = next && next < n ? blk_at(s, bits, next) : NULL;
+            if (tb != NULL && chain_header(tb))
+                score += 3;
+            if (i == 2)
+                score += 1;
+        }
+    }
+    return score;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The slot array's evidence for an address length (see the header). */
+static int64_t score_slots(const uint8_t *slots, size_t bytes, unsigned addrlen, uint64_t n,
+                           uint64_t *tmp)
+{
+    size_t cnt = bytes / addrlen, nz = 0;
+    int64_t score = 0;
+    uint64_t prev = 0;
+    bool seen_nonzero = false, zero_run = false;
+    for (size_t i = 0; i < cnt; i++) {
+        uint64_t v = lanyfs_get_addr(slots + i * addrlen, addrlen);
+        if (v == 0) {
+            if (seen_nonzero)
+                zero_run = true;
+            prev = 0;
+            continue;
+        }
+        if (zero_run)
+            score -= 1; /* zeros between filled slots */
+        zero_run = false;
+        seen_nonzero = true;
+        if (v >= n) {
+            score -= 4;
+        } else {
+            score += 1;
+            tmp[nz++] = v;
+        }
+        if (prev != 0 && v == prev + 1)
+            score += 2;
+        prev = v;
+    }
+    if (nz > 1) {
+        qsort(tmp, nz, sizeof(*tmp), cmp_u64);
+        for (size_t i = 1; i < nz; i++)
+            if (tmp[i] == tmp[i - 1])
+                score -= 3; /* block numbers in one list are distinct */
+    }
+    return score;
+}
+
+static unsigned infer_addrlen(const struct sample *s, unsigned bits, uint64_t n, bool *decided)
+{
+    uint32_t bs = 1u << bits;
+    uint64_t k = s->len >> bits;
+    if (k > n)
+        k = n;
+    int64_t best = INT64_MIN;
+    unsigned best_a = 0;
+    uint64_t *tmp = malloc((size_t)bs * sizeof(*tmp));
+    *decided = false;
+    if (tmp == NULL)
+        return 0;
+    for (unsigned a = 1; a <= 8; a++) {
+        int64_t score = 0;
+        unsigned used = 0;
+        for (uint64_t i = 1; i < k && used < INFER_ADDR_BLOCKS; i++) {
+            const uint8_t *b = blk_at(s, bits, i);
+            if (!chain_header(b))
+                continue;
+            uint64_t next = lanyfs_get64(b + LANYFS_CH_NEXT);
+            if (next >= n)
+                continue;
+            score += score_slots(b + LANYFS_CH_SLOTS, bs - LANYFS_CH_SLOTS, a, n, tmp);
+            used++;
+        }
+        /* Extenders that file entries point to. */
+        struct lanyfs_geom g;
+        lanyfs_geom_init(&g, bits, a, n, NULL);
+        struct lanyfs_entry e;
+        for (uint64_t i = 1; i < k && used < INFER_ADDR_BLOCKS; i++) {
+            const uint8_t *b = blk_at(s, bits, i);
+            if (b[0] != LANYFS_TYPE_FILE || !sc_probe_entry(&g, n, b, &e) || e.subtree == 0)
+                continue;
+            const uint8_t *x = blk_at(s, bits, e.subtree);
+            if (x == NULL || x[0] != LANYFS_TYPE_EXT || x[LANYFS_EXT_LEVEL] > SC_LEVEL_MAX)
+                continue;
+            score += score_slots(x + LANYFS_EXT_SLOTS, bs - LANYFS_EXT_SLOTS, a, n, tmp);
+            used++;
+        }
+        if (score > best) {
+            best = score;
+            best_a = a;
+        }
+        if (score > 0)
+            *decided = true;
+    }
+    free(tmp);
+    return best_a;
+}
+
+/* The free-list head in the sample: a chain block no chain links to, longest chain first. */
+static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom *g, uint64_t n)
+{
+    uint64_t k = s->len >> g->blockbits;
+    if (k > n)
+        k = n;
+    uint8_t *mark = calloc((size_t)k + 1, 1); /* 1: chain-like, 2: linked to */
+    uint64_t best = 0, best_len = 0;
+    if (mark == NULL)
+        return 0;
+    for (uint64_t i = 1; i < k; i++)
+        if (sc_probe_chain(g, n, blk_at(s, g->blockbits, i)))
+            mark[i] |= 1;
+    for (uint64_t i = 1; i < k; i++) {
+        if (!(mark[i] & 1))
+            continue;
+        uint64_t next = lanyfs_get64(blk_at(s, g->blockbits, i) + LANYFS_CH_NEXT);
+        if (next < k)
+            mark[next] |= 2;
+    }
+    for (uint64_t i = 1; i < k; i++) {
+        if (mark[i] != 1)
+            continue;
+        uint64_t len = 0, cur = i;
+        while (cur != 0 && cur < k && (mark[cur] & 1) && len < k) {
+            len++;
+            cur = lanyfs_get64(blk_at(s, g->blockbits, cur) + LANYFS_CH_NEXT);
+        }
+        if (len > best_len) {
+            best_len = len;
+            best = i;
+        }
+    }
+    free(mark);
+    return best;
+}
+
+static bool named_root(const struct lanyfs_entry *e)
+{
+    return lanyfs_entry_is_dir(e) && e->name_len == strlen(LANYFS_ROOT_NAME) &&
+           memcmp(e->name, LANYFS_ROOT_NAME, e->name_len) == 0;
+}
+
+bool sc_infer_geometry(struct scan_result *r, const char *why)
+{
+    struct sample s = {NULL, 0};
+    uint8_t *buf = NULL;
+    bool ok = false;
+    const struct lanyfs_super *sb = &r->sb;
+    bool sb_bits_ok = sb->blockbits >= LANYFS_BLOCKBITS_MIN && sb->blockbits <= LANYFS_BLOCKBITS_MAX;
+    bool sb_addr_ok = sb->addrlen >= LANYFS_ADDRLEN_MIN && sb->addrlen <= LANYFS_ADDRLEN_MAX;
+
+    s.len = r->image_bytes < INFER_BYTES ? (size_t)r->image_bytes : INFER_BYTES;
+    buf = malloc(s.len ? s.len : 1);
+    if (buf == NULL) {
+        sc_oom(r);
+        goto out;
+    }
+    if (lanyfs_image_pread(r->img, 0, buf, s.len, NULL) != LANYFS_OK)
+        s.len = 0;
+    s.p = buf;
+
+    unsigned bits = 0;
+    uint64_t best = 0;
+    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
+        uint64_t n = r->image_bytes >> b;
+        if (n < 2)
+            continue;
+        uint64_t sc = score_bits(&s, b, n) * 2 + (sb_bits_ok && sb->blockbits == b);
+        if (sc > best) {
+            best = sc;
+            bits = b;
+        }
+    }
+    bool bits_inferred = bits != 0;
+    if (bits == 0)
+        bits = sb_bits_ok ? sb->blockbits : 12;
+    uint64_t n = r->image_bytes >> bits;
+    bool addr_decided = false;
+    unsigned addrlen = infer_addrlen(&s, bits, n, &addr_decided);
+    if (!addr_decided || addrlen == 0)
+        addrlen = sb_addr_ok ? sb->addrlen : 4;
+
+    if (lanyfs_geom_init(&r->g, bits, addrlen, n, NULL) != LANYFS_OK)
+        goto out;
+    r->inferred = true;
+    r->sb_usable = false;
+    r->image_blocks = n;
+    uint64_t limit = addrlen >= 8 ? UINT64_MAX : (uint64_t)1 << (8 * addrlen);
+    r->dev_blocks = n < limit ? n : limit;
+    r->fs_blocks = r->dev_blocks;
+    r->g.blocks = r->dev_blocks;
+    r->nblocks = n;
+
+    /* The root: the lowest LANYFSROOT in the sample; tree.c searches further. */
+    r->rootdir = 0;
+    struct lanyfs_entry e;
+    uint64_t k = s.len >> bits;
+    for (uint64_t i = 1; i < k && i < r->dev_blocks; i++) {
+        if (sc_probe_entry(&r->g, r->dev_blocks, blk_at(&s, bits, i), &e) && named_root(&e)) {
+            r->rootdir = i;
+            break;
+        }
+    }
+    r->freehead = infer_freehead(&s, &r->g, r->dev_blocks);
+    r->free_complete = r->freehead != 0;
+
+    char text[400];
+    int len = snprintf(text, sizeof(text), "%s; block size %" PRIu32 " (%s), address length %u (%s)",
+                       why, r->g.blocksize,
+                       !bits_inferred ? "assumed"
+                       : sb_bits_ok && sb->blockbits == bits ? "inferred, as the superblock says"
+                                                             : "inferred",
+                       addrlen,
+                       !addr_decided ? "assumed"
+                       : sb_addr_ok && sb->addrlen == addrlen ? "inferred, as the superblock says"
+                                                              : "inferred");
+    if (len > 0 && (size_t)len < sizeof(text)) {
+        size_t l = (size_t)len;
+        l += (size_t)snprintf(text + l, sizeof(text) - l, ", %" PRIu64 " blocks from the image size",
+                              r->dev_blocks);
+        if (l < sizeof(text) && r->rootdir)
+            l += (size_t)snprintf(text + l, sizeof(text) - l, ", root directory at block %" PRIu64,
+                                  r->rootdir);
+        if (l < sizeof(text) && r->freehead)
+            snprintf(text + l, sizeof(text) - l, ", free list from chain block %" PRIu64,
+                     r->freehead);
+    }
+    ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",
+                   text);
+out:
+    free(buf);
+    return ok;
+}
+
+/* Count the nodes reachable from dir's tree, at most ROOT_WALK_MAX. */
+static uint64_t count_tree(struct scan_result *r, uint64_t dir, uint8_t *b)
+{
+    struct lanyfs_blockset *seen = lanyfs_blockset_new();
+    uint64_t *stack = NULL, count = 0;
+    size_t n = 0, cap = 0;
+    struct lanyfs_entry e;
+    if (seen == NULL)
+        return 0;
+    uint64_t cur = dir;
+    for (;;) {
+        if (cur != 0 && cur < r->dev_blocks && lanyfs_blockset_add(seen, cur) == 1 &&
+            sc_read(r, cur, b, NULL) == LANYFS_OK && sc_probe_entry(&r->g, r->dev_blocks, b, &e)) {
+            count++;
+            uint64_t links[3] = {e.left, e.right, lanyfs_entry_is_dir(&e) ? e.subtree : 0};
+            if (cur == dir)
+                links[0] = links[1] = 0;
+            for (int j = 0; j < 3; j++) {
+                if (links[j] == 0)
+                    continue;
+                if (n == cap) {
+                    size_t nc = cap ? cap * 2 : 64;
+                    uint64_t *ns = realloc(stack, nc * sizeof(*ns));
+                    if (ns == NULL)
+                        goto out;
+                    stack = ns;
+                    cap = nc;
+                }
+                stack[n++] = links[j];
+            }
+        }
+        if (n == 0 || count >= ROOT_WALK_MAX || sc_stopped(r))
+            break;
+        cur = stack[--n];
+    }
+out:
+    free(stack);
+    lanyfs_blockset_free(seen);
+    return count;
+}
+
+uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
+{
+    uint8_t *b = malloc(r->g.blocksize);
+    uint64_t found = 0, limit = r->dev_blocks < r->nblocks ? r->dev_blocks : r->nblocks;
+    struct lanyfs_entry e;
+    if (b == NULL) {
+        sc_oom(r);
+        return 0;
+    }
+    if (limit > r->image_blocks)
+        limit = r->image_blocks;
+    /* A directory named LANYFSROOT, the lowest one. */
+    for (uint64_t i = 1; i < limit && !sc_stopped(r); i++) {
+        if (i == exclude || sc_read(r, i, b, NULL) != LANYFS_OK)
+            continue;
+        if (sc_probe_entry(&r->g, r->dev_blocks, b, &e) && named_root(&e)) {
+            found = i;
+            goto out;
+        }
+    }
+    /* Otherwise the unlinked directory with the most descendants. */
+    for (uint64_t i = 1; i < limit && !sc_stopped(r); i++) {
+        if (sc_read(r, i, b, NULL) != LANYFS_OK || !sc_probe_entry(&r->g, r->dev_blocks, b, &e))
+            continue;
+        uint64_t links[3] = {e.left, e.right, lanyfs_entry_is_dir(&e) ? e.subtree : 0};
+        for (int j = 0; j < 3; j++)
+            if (links[j] != 0 && links[j] < r->nblocks)
+                r->map[links[j]].flags |= SC_BF_LINKED;
+    }
+    uint64_t best = 0;
+    for (uint64_t i = 1; i < limit && !sc_stopped(r); i++) {
+        if (i == exclude || (r->map[i].flags & SC_BF_LINKED) || r->map[i].cls != SCAN_BLK_UNKNOWN)
+            continue;
+        if (sc_read(r, i, b, NULL) != LANYFS_OK || !sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
+            !lanyfs_entry_is_dir(&e))
+            continue;
+        uint64_t c = count_tree(r, i, b);
+        if (c > best) {
+            best = c;
+            found = i;
+        }
+    }
+    for (uint64_t i = 0; i < r->nblocks; i++)
+        r->map[i].flags &= (uint8_t)~SC_BF_LINKED;
+out:
+    free(b);
+    return found;
+}

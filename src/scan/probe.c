@@ -1,0 +1,111 @@
+/*
+ * probe.c -- what a block's bytes look like, judged without context.
+ *
+ * The sweep, the geometry inference and the marks need to tell, from the
+ * bytes alone, an entry block from a chain block from an extender from
+ * anything else.  Each probe is strict where a writer of the format is
+ * strict, so that data that merely starts with a type byte is not taken
+ * for metadata:
+ *  - an entry (SPEC-§5) has its type, a name of 1..255 bytes, reserved
+ *    bytes 4..7 zero, timestamps unset or in range, links below the device
+ *    end, attributes among the four defined bits, and zeros after the 360
+ *    bytes it uses (writers clear a block when they create an entry);
+ *  - a chain block (SPEC-§6) has type 0x70 or 0x80, reserved bytes 4..7
+ *    zero, and next and every slot below the device end; an all-zero 0x80
+ *    block reads as an empty extender instead;
+ *  - an extender (SPEC-§7) has type 0x80, a level no device needs more
+ *    than SC_LEVEL_MAX, and every slot below the device end.
+ */
+#include <string.h>
+
+#include "scan_priv.h"
+
+bool sc_zero_from(const uint8_t *b, size_t off, size_t len)
+{
+    for (size_t i = off; i < len; i++)
+        if (b[i] != 0)
+            return false;
+    return true;
+}
+
+bool sc_ts_ok(const struct lanyfs_ts *ts)
+{
+    return lanyfs_ts_is_unset(ts) || lanyfs_ts_is_valid(ts);
+}
+
+bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                    struct lanyfs_entry *e)
+{
+    lanyfs_entry_decode(e, b);
+    if (e->type != LANYFS_TYPE_DIR && e->type != LANYFS_TYPE_FILE)
+        return false;
+    if (e->name_len == 0 || e->name_len > LANYFS_NAME_MAX)
+        return false;
+    if (!sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT))
+        return false;
+    if (!sc_ts_ok(&e->created) || !sc_ts_ok(&e->modified))
+        return false;
+    if (e->left >= dev_blocks || e->right >= dev_blocks || e->subtree >= dev_blocks)
+        return false;
+    if (e->attr & ~(uint16_t)0x000f)
+        return false;
+    return sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
+}
+
+bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
+{
+    struct lanyfs_chain_hdr h;
+    lanyfs_chain_decode(&h, b);
+    if (h.type != LANYFS_TYPE_CHAIN && h.type != LANYFS_TYPE_EXT)
+        return false;
+    if (!sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT))
+        return false;
+    if (h.next >= dev_blocks)
+        return false;
+    bool any = h.next != 0;
+    for (uint32_t i = 0; i < g->chainmax; i++) {
+        uint64_t s = lanyfs_chain_slot(g, b, i);
+        if (s >= dev_blocks)
+            return false;
+        any |= s != 0;
+    }
+    return h.type == LANYFS_TYPE_CHAIN || any;
+}
+
+bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
+{
+    struct lanyfs_ext_hdr h;
+    lanyfs_ext_decode(&h, b);
+    if (h.type != LANYFS_TYPE_EXT || h.level > SC_LEVEL_MAX)
+        return false;
+    for (uint32_t i = 0; i < g->extmax; i++)
+        if (lanyfs_ext_slot(g, b, i) >= dev_blocks)
+            return false;
+    return true;
+}
+
+bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b)
+{
+    for (uint32_t i = 0; i < g->extmax; i++)
+        if (lanyfs_ext_slot(g, b, i) != 0)
+            return false;
+    return true;
+}
+
+bool sc_chain_formatter_like(const struct lanyfs_geom *g, uint64_t blk, const uint8_t *b,
+                             uint32_t *matches)
+{
+    uint32_t filled = 0, match = 0;
+    for (uint32_t i = 0; i < g->chainmax; i++) {
+        uint64_t s = lanyfs_chain_slot(g, b, i);
+        if (s == 0)
+            continue;
+        filled++;
+        uint64_t want;
+        if (!__builtin_add_overflow(blk, (uint64_t)i + 1, &want) && s == want)
+            match++;
+    }
+    if (matches != NULL)
+        *matches = match;
+    return filled > 0 && match == filled;
+}

@@ -1,0 +1,362 @@
+/*
+ * scan_priv.h -- the scanner's state, shared by the files of src/scan.
+ *
+ * One struct scan_result is both the state of a running scan and its
+ * result.  The passes run in this order (scan.c), each in its own file:
+ *
+ *   super.c     pass 0: every superblock field; the geometry the scan uses
+ *   infer.c     geometry, root and free-list head from the blocks themselves
+ *               when block 0 is unusable (and the root when it is lost)
+ *   freelist.c  pass 3: the chained free list, claiming chain and free blocks
+ *   tree.c      pass 1: every directory tree from the root (and orphan trees)
+ *   files.c     pass 2: every file's extender tree; blocks mapped vs size
+ *   sweep.c     pass 4: every block of the device; deleted and orphaned
+ *               entries, orphan extenders, leaked and unknown blocks
+ *   counters.c  pass 5: write counters and torn writes (SPEC-§10)
+ *   marks.c     pass 6: the marks of the 2012 driver and formatter (SPEC-§9),
+ *               which decide between a mark and the damage it resembles
+ *
+ * and the helpers:
+ *
+ *   blockio.c   reading blocks with the scan's geometry (not the handle's)
+ *   blockmap.c  the ownership map: 16 bytes a block, claims and conflicts
+ *   entries.c   the table of entries found, their paths
+ *   finding.c   recording findings and filling message templates
+ *   probe.c     judging what a block's bytes look like (entry, chain,
+ *               extender), shared by the sweep, the inference and the marks
+ *
+ * The free list is walked before the trees, so a tree link that lands on a
+ * freed block is recognised when it is followed (a frozen parent, SPEC-§9.12)
+ * instead of being taken for a live entry and undone later.
+ *
+ * Memory: the block map (16 bytes a block), the entries and their paths and
+ * data lists, the findings, and O(depth) walk stacks.  No other per-block
+ * table exists: a pass that needs a fact about a block keeps it in the
+ * block's cell (the SC_BF_* scratch flags below, cleared before the result
+ * is handed out) or reads the block again.
+ */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan.h"
+
+/* Scratch flags of a map cell, used between passes and cleared at the end. */
+#define SC_BF_ACTIVE 0x80   /* tree walk: the node is on the current path */
+#define SC_BF_LINKED 0x40   /* sweep: an orphan candidate links to it */
+#define SC_BF_AUX 0x20      /* sweep: leaked chain-like block / empty orphan extender */
+#define SC_BF_SCRATCH (SC_BF_ACTIVE | SC_BF_LINKED | SC_BF_AUX)
+
+/* Which link of a node reached an entry. */
+enum sc_link {
+    SC_LINK_NONE = 0,    /* a root: the superblock's rootdir, or an orphan root */
+    SC_LINK_SUBTREE = 1, /* the directory's subtree pointer */
+    SC_LINK_RIGHT = 2,   /* a sibling's right link (smaller names) */
+    SC_LINK_LEFT = 3,    /* a sibling's left link (greater names) */
+};
+
+/* Facts about an entry that the result does not publish. */
+struct sc_aux {
+    uint64_t from;          /* block of the node whose link reached it, 0 for a root */
+    uint8_t link;           /* enum sc_link */
+    bool via_stale;         /* reached through a freed node (a frozen parent's stale link) */
+    bool path_set;          /* sweep: the orphan's path and parent are final */
+    uint32_t depth;         /* directory nesting of its directory (root = 0) */
+    /* files.c, for the size judgments of marks.c */
+    bool walked;            /* its extender tree was walked */
+    bool tree_broken;       /* a structural finding was made inside its tree */
+    bool tree_conflict;     /* a block of its tree is held by another owner */
+    uint8_t top_level;      /* level of its top extender */
+    uint16_t ext_wrcnt_max; /* highest counter among its extenders */
+    uint64_t extenders;     /* extenders in its tree */
+    uint64_t holes;         /* file blocks below the size that map nothing */
+    uint64_t holes0;        /* of those, empty slots of level-0 extenders */
+    uint64_t excess;        /* data blocks mapped at file blocks past the size */
+};
+
+struct scan_result {
+    /* Borrowed or owned handles */
+    struct lanyfs_fs *fs;          /* the filesystem handle */
+    bool own_fs;                   /* scan_image opened it: close it with the result */
+    struct lanyfs_image *img;      /* borrowed from fs */
+    const struct scan_opts *opts;  /* borrowed, only while scanning */
+
+    /* What block 0 says, and the geometry in use */
+    struct lanyfs_super sb;        /* decoded block 0 */
+    struct lanyfs_geom g;          /* the geometry the scan reads with; g.blocks = dev_blocks */
+    bool inferred;                 /* g was inferred from the blocks */
+    bool sb_usable;                /* the superblock's pointers and counts may be believed */
+    bool format_interrupted;       /* rootdir = freehead = 0 (SPEC-§9.16) */
+    uint64_t image_bytes;          /* size of the image */
+    uint64_t image_blocks;         /* whole blocks the image holds */
+    uint64_t fs_blocks;            /* the filesystem's end as the superblock says it */
+    uint64_t dev_blocks;           /* the end pointers are judged against */
+    uint64_t nblocks;              /* cells in map */
+    struct scan_block *map;        /* the ownership map, owned */
+
+    /* Roots of the walks */
+    uint64_t rootdir;              /* root directory in use, 0 = none */
+    uint64_t freehead;             /* free-list head in use, 0 = empty list */
+
+    /* The free list, as freelist.c found it */
+    bool free_complete;            /* walked to its end without a break */
+    bool head_rejected;            /* freehead did not look like a chain block */
+    uint64_t free_end;             /* the last chain block reached */
+    uint64_t free_chains;          /* chain blocks in the list */
+    uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
+    uint64_t chains_formatter;     /* chain blocks of type 0x80 */
+    uint64_t chains_last_filled;   /* chain blocks whose last slot is filled */
+    uint64_t first_formatter_chain;/* the first of those, for the finding */
+    uint64_t first_last_filled;    /* the first chain block with its last slot filled */
+
+    /* Findings and entries, owned */
+    struct scan_finding *findings; /* in the order found */
+    struct scan_finding *alt;      /* findings' alternatives (sc_report_alt), code 0 = none */
+    size_t nfindings;              /* used */
+    size_t findings_cap;           /* allocated */
+    struct scan_entry *entries;    /* entries[id - 1] */
+    struct sc_aux *aux;            /* aux[id - 1] */
+    size_t nentries;               /* used */
+    size_t entries_cap;            /* allocated */
+
+    /* What marks.c attributed to the driver */
+    uint64_t leak_last_slot;       /* MARK_LAST_SLOT_LEAK blocks */
+    uint64_t leak_cut;             /* MARK_FREELIST_CUT blocks */
+    uint32_t flood_file;           /* the file of MARK_EXTENDER_FLOOD, 0 = none */
+
+    /* Once-only findings */
+    bool too_deep_reported;        /* TREE_TOO_DEEP */
+    size_t unreadable_reported;    /* BLOCK_UNREADABLE findings so far (capped) */
+
+    /* Stop state */
+    enum lanyfs_err stop;          /* NOMEM or INVAL (cancelled); OK while running */
+};
+
+/* Deepest directory nesting the walk follows (TREE_TOO_DEEP). */
+#define SC_DEPTH_MAX 256
+/* Longest path kept; deeper paths keep their last components behind "/...". */
+#define SC_PATH_MAX 4096
+/* Highest extender level a device can need (extmax >= 63, 63^11 > 2^64). */
+#define SC_LEVEL_MAX 11
+/* BLOCK_UNREADABLE findings made one by one; the rest are counted in the last. */
+#define SC_UNREADABLE_MAX 64
+
+/* ---- scan.c --------------------------------------------------------------- */
+
+/* True when the scan must stop (out of memory, cancelled); checks the cancel flag. */
+bool sc_stopped(struct scan_result *r);
+void sc_progress(struct scan_result *r, enum scan_phase phase, uint64_t done, uint64_t total);
+/* Record running out of memory; returns false for "if (!x) return sc_oom(r);". */
+bool sc_oom(struct scan_result *r);
+
+/* ---- blockio.c ------------------------------------------------------------ */
+
+/* Read block blk (the scan's block size) into buf; TRUNCATED past the image. */
+enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
+                        struct lanyfs_error *err);
+/* Read count blocks from first into buf (count * blocksize bytes). */
+enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,
+                            struct lanyfs_error *err);
+
+/* ---- blockmap.c ----------------------------------------------------------- */
+
+enum sc_claim {
+    SC_CLAIM_OK = 0,      /* the cell was free and now holds the claim */
+    SC_CLAIM_HELD = 1,    /* someone holds it: the cell is unchanged but for SHARED */
+    SC_CLAIM_OUTSIDE = 2, /* no cell: blk >= nblocks */
+};
+
+bool sc_map_init(struct scan_result *r);
+/* Claim blk for an owner; see enum sc_claim. */
+enum sc_claim sc_claim(struct scan_result *r, uint64_t blk, enum scan_class cls, uint32_t owner,
+                       uint64_t index);
+/* Overwrite a cell (a claim that wins a conflict); SHARED is set when it held a claim. */
+void sc_claim_over(struct scan_result *r, uint64_t blk, enum scan_class cls, uint32_t owner,
+                   uint64_t index);
+/*
+ * Give an unowned sweep cell (unknown, leaked, orphan extender, beyond) to an
+ * orphaned or deleted entry.  False when the cell is owned or structural.
+ */
+bool sc_adopt(struct scan_result *r, uint64_t blk, enum scan_class cls, uint32_t owner,
+              uint64_t index);
+/* Note a header's counter in the cell. */
+void sc_map_meta(struct scan_result *r, uint64_t blk, uint16_t wrcnt);
+static inline struct scan_block *sc_cell(struct scan_result *r, uint64_t blk)
+{
+    return blk < r->nblocks ? &r->map[blk] : NULL;
+}
+/* Who holds a cell, as a phrase for {text}: "/a/b", "the free list", ... */
+void sc_owner_phrase(const struct scan_result *r, const struct scan_block *c, char *buf,
+                     size_t len);
+void sc_map_clear_scratch(struct scan_result *r);
+
+/* ---- entries.c ------------------------------------------------------------ */
+
+/*
+ * Add an entry found at blk with contents e; its path is dirpath + "/" +
+ * name (dirpath NULL or "/" for the top).  Returns its id, 0 on no memory.
+ */
+uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e,
+                      enum scan_entry_state state, uint32_t parent, const char *dirpath);
+static inline struct scan_entry *sc_entry(struct scan_result *r, uint32_t id)
+{
+    return (id >= 1 && id <= r->nentries) ? &r->entries[id - 1] : NULL;
+}
+static inline struct sc_aux *sc_aux(struct scan_result *r, uint32_t id)
+{
+    return (id >= 1 && id <= r->nentries) ? &r->aux[id - 1] : NULL;
+}
+/* Replace an entry's path by dirpath + "/" + name. */
+bool sc_entry_set_path(struct scan_result *r, uint32_t id, const char *dirpath);
+/* dirpath + "/" + name into a new string (NULL on no memory). */
+char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len);
+/* "directory" or "file". */
+const char *sc_kind_name(const struct lanyfs_entry *e);
+void sc_entries_free(struct scan_result *r);
+
+/* ---- finding.c ------------------------------------------------------------ */
+
+/*
+ * Record a finding: f's numbers, path (copied, may be NULL) and a text
+ * formatted from fmt (NULL: none).  False when out of memory.
+ */
+bool sc_report(struct scan_result *r, const struct scan_finding *f, const char *path,
+               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/*
+ * Record a driver mark that only the image's other evidence can confirm:
+ * sc_settle keeps f (with path and text) when the image shows the 2012
+ * driver wrote it, and replaces it by alt (with alt_path and alt_text, the
+ * damage it resembles) otherwise.  Strings are copied; any may be NULL.
+ */
+bool sc_report_alt(struct scan_result *r, const struct scan_finding *f, const char *path,
+                   const char *text, const struct scan_finding *alt, const char *alt_path,
+                   const char *alt_text);
+/* Settle the provisional findings (see sc_report_alt) and drop those of code 0. */
+void sc_settle(struct scan_result *r, bool driver);
+/* How many findings of a code were made. */
+size_t sc_count_code(const struct scan_result *r, uint32_t code);
+void sc_findings_free(struct scan_result *r);
+
+/* ---- probe.c -------------------------------------------------------------- */
+
+/* A timestamp is acceptable: unset, or every field in range. */
+bool sc_ts_ok(const struct lanyfs_ts *ts);
+/*
+ * The bytes look like a directory or file block a writer made: its type, a
+ * name of 1..255 bytes, reserved bytes 4..7 zero, acceptable times, links
+ * below dev_blocks, and nothing but zeros past the 360 bytes an entry uses.
+ * e receives the decoded entry (always).
+ */
+bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                    struct lanyfs_entry *e);
+/*
+ * The bytes look like a chain block: type 0x70 or 0x80, reserved bytes
+ * 4..7 zero, next and every slot below dev_blocks.  An all-zero 0x80 block
+ * is an empty extender, not a chain block.
+ */
+bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
+/* The bytes look like an extender: type 0x80, a level a device can need, slots in range. */
+bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
+/* Every slot of the extender is zero. */
+bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b);
+/*
+ * The chain block at blk holds the formatter's pattern: slot i lists
+ * blk + 1 + i for every filled slot.  *matches receives the slots that do.
+ */
+bool sc_chain_formatter_like(const struct lanyfs_geom *g, uint64_t blk, const uint8_t *b,
+                             uint32_t *matches);
+/* Every byte from off to the end of the block is zero. */
+bool sc_zero_from(const uint8_t *b, size_t off, size_t len);
+
+/* ---- super.c -------------------------------------------------------------- */
+
+/* Pass 0: judge block 0 and settle the geometry (inferring it when needed). */
+bool sc_super_pass(struct scan_result *r);
+
+/* ---- infer.c -------------------------------------------------------------- */
+
+/* Infer block size, address length, root and free-list head; fills r->g and friends. */
+bool sc_infer_geometry(struct scan_result *r, const char *why);
+/* Search the device for the root directory; 0 when none is found. */
+uint64_t sc_find_root(struct scan_result *r, uint64_t exclude);
+
+/* ---- freelist.c ----------------------------------------------------------- */
+
+bool sc_free_pass(struct scan_result *r);
+/* The chain block before chain in the list, 0 when it is the head or absent. */
+uint64_t sc_free_prev(struct scan_result *r, uint64_t chain);
+
+/* ---- tree.c --------------------------------------------------------------- */
+
+bool sc_tree_pass(struct scan_result *r);
+/* The DUP_NAME check over every live directory (after the walk). */
+bool sc_tree_dups(struct scan_result *r);
+
+/* ---- files.c -------------------------------------------------------------- */
+
+enum sc_file_mode {
+    SC_FILE_LIVE,     /* claim extenders and data, report every problem */
+    SC_FILE_ORPHAN,   /* adopt unowned blocks for an orphan, quietly */
+    SC_FILE_DELETED,  /* adopt a deleted file's leftover extenders, quietly */
+};
+
+/* Walk the extender tree of entry id. */
+bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode);
+bool sc_files_pass(struct scan_result *r);
+/* The size findings of every live file (after the marks know the device). */
+bool sc_files_judge(struct scan_result *r);
+
+/* ---- sweep.c -------------------------------------------------------------- */
+
+bool sc_sweep_pass(struct scan_result *r);
+
+/* ---- counters.c ----------------------------------------------------------- */
+
+/* A chain block's counter against its slots (called by the free-list walk). */
+bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b);
+/* A block whose sectors tell different stories (called by the sweep). */
+bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b);
+/* Entries never written back; a superblock freehead handed out. */
+bool sc_counters_pass(struct scan_result *r);
+
+/* ---- marks.c -------------------------------------------------------------- */
+
+/* An entry block reached a second time (TREE_REACHED_TWICE or a failed rename). */
+bool sc_mark_reached_twice(struct scan_result *r, uint32_t first, uint32_t dir, const char *path,
+                           uint64_t from);
+/*
+ * A tree finding (TREE_CYCLE, TREE_PTR_TYPE, TREE_ORDER, TREE_REACHED_TWICE,
+ * TREE_DUP_NAME) that on driver media is the leftover of a tree the driver
+ * went on using after freeing its entries: MARK_STALE_TREE, provisionally.
+ */
+bool sc_mark_tree_anomaly(struct scan_result *r, const struct scan_finding *f, const char *path,
+                          const char *text);
+/*
+ * A tree link from entry src (by link) lands on a block of the free list
+ * or one it lost: a chain block (chain, type its type byte) or a listed
+ * block.
+ */
+bool sc_mark_stale_link(struct scan_result *r, uint32_t src, enum sc_link link, uint64_t blk,
+                        bool chain, uint8_t type);
+/* The free list's marks and the superblock's counts against it. */
+bool sc_marks_free(struct scan_result *r);
+/* Leaked blocks and orphan extenders the driver explains; BLOCKS_LEAKED for the rest. */
+bool sc_marks_leaks(struct scan_result *r);
+/* Entries' time drift (SPEC-§9.15). */
+bool sc_marks_times(struct scan_result *r);
+/* ORPHAN_ENTRY, or MARK_DRIVER_ORPHAN on media the driver wrote. */
+bool sc_marks_orphans(struct scan_result *r);
+/* Decide whether the image shows the driver's hand and settle the provisional findings. */
+void sc_marks_settle(struct scan_result *r);
+/* What the marks of one file explain, so files.c does not report it as damage. */
+struct sc_file_marks {
+    bool failed_delete;     /* MARK_FAILED_DELETE: a tree that maps nothing under a size */
+    bool extra_mapped;      /* MARK_EXTRA_MAPPED: blocks mapped past the size */
+    bool first_overwritten; /* MARK_FIRST_BLOCK_OVERWRITTEN: the holes past extmax */
+    bool holes_to_block0;   /* MARK_HOLE_TO_BLOCK0: its data went to block 0 (SPEC-§9.8) */
+};
+/* Report the driver marks one live file carries (after sc_marks_leaks). */
+bool sc_mark_file(struct scan_result *r, uint32_t id, struct sc_file_marks *m);

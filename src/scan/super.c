@@ -1,0 +1,180 @@
+/*
+ * super.c -- pass 0 of the scan: the superblock (SPEC-§3) and the geometry.
+ *
+ * Reads the decoded block 0 and reports every field problem, each once:
+ *  - SB_BAD_MAGIC (then the geometry is inferred: infer.c), SB_BAD_TYPE,
+ *    SB_VERSION (major above 1; the scan goes on with the 1.4 layout);
+ *  - SB_BAD_BLOCKSIZE, SB_BAD_ADDRLEN (then the geometry is inferred);
+ *  - SB_BLOCKS_OVER_ADDR (blocks beyond 2^(8*addrlen)): pointers are judged
+ *    against the cap;
+ *  - SB_BLOCKS_SMALL (blocks below the formatter's 16 while the image holds
+ *    more, as the 2012 formatter wrote for 64-bit addresses, SPEC-§9.11):
+ *    pointers are judged against the image, the blocks past 'blocks' are
+ *    classed beyond;
+ *  - SB_TRUNCATED (blocks beyond the image): blocks past the image are
+ *    unreadable, the map has a cell for at most SC_TRUNC_CELLS of them;
+ *  - SB_IMAGE_TAIL (whole blocks past 'blocks', informational);
+ *  - SB_FORMAT_INTERRUPTED (rootdir = freehead = 0, the formatter's first
+ *    superblock, SPEC-§9.16): the root is searched for, the free list is
+ *    unknown;
+ *  - SB_ROOTDIR_RANGE (the root is then searched for: tree.c),
+ *    SB_FREEHEAD_RANGE (no free list is walked), SB_FREETAIL_RANGE,
+ *    SB_BADBLOCKS_RANGE;
+ *  - SB_TIME_INVALID for each of created, updated, checked that is set and
+ *    out of range (SPEC-§4; the reserved bytes are not looked at, §9.16);
+ *  - SB_LABEL_NO_NUL for a 256-byte label (the 2012 formatter, SPEC-§9.16).
+ * 'freeblocks' is judged after the free list is walked (marks.c).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scan_priv.h"
+
+/* Cells kept for the missing part of a truncated image. */
+#define SC_TRUNC_CELLS ((uint64_t)1 << 20)
+
+static bool check_time(struct scan_result *r, const char *field, const struct lanyfs_ts *ts)
+{
+    if (sc_ts_ok(ts))
+        return true;
+    char buf[80];
+    lanyfs_ts_format(ts, buf, sizeof(buf));
+    return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_TIME_INVALID}, NULL, "%s %s",
+                     field, buf);
+}
+
+bool sc_super_pass(struct scan_result *r)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    bool infer = false;
+    const char *why = NULL;
+
+    r->image_bytes = lanyfs_image_size(r->img);
+    if (sb->magic != LANYFS_MAGIC) {
+        if (!sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_BAD_MAGIC, .value = sb->magic},
+                       NULL, NULL))
+            return false;
+        infer = true;
+        why = "the superblock's magic is wrong";
+    } else {
+        if (sb->type != LANYFS_TYPE_SUPER &&
+            !sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_BAD_TYPE, .value = sb->type},
+                       NULL, NULL))
+            return false;
+        if (sb->major > LANYFS_VERSION_MAJOR &&
+            !sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_VERSION, .value = sb->major},
+                       NULL, "%u.%u", sb->major, sb->minor))
+            return false;
+        if (sb->blockbits < LANYFS_BLOCKBITS_MIN || sb->blockbits > LANYFS_BLOCKBITS_MAX) {
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_SB_BAD_BLOCKSIZE,
+                                                  .value = sb->blockbits},
+                           NULL, NULL))
+                return false;
+            infer = true;
+            why = "the superblock's block size is invalid";
+        }
+        if (sb->addrlen < LANYFS_ADDRLEN_MIN || sb->addrlen > LANYFS_ADDRLEN_MAX) {
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_SB_BAD_ADDRLEN,
+                                                  .value = sb->addrlen},
+                           NULL, NULL))
+                return false;
+            infer = true;
+            why = why ? "the superblock's block size and address length are invalid"
+                      : "the superblock's address length is invalid";
+        }
+    }
+    if (infer)
+        return sc_infer_geometry(r, why);
+
+    struct lanyfs_error gerr;
+    if (lanyfs_geom_init(&r->g, sb->blockbits, sb->addrlen, sb->blocks, &gerr) != LANYFS_OK)
+        return sc_infer_geometry(r, "the superblock's geometry is invalid");
+    r->sb_usable = true;
+    r->image_blocks = r->image_bytes >> r->g.blockbits;
+    r->fs_blocks = sb->blocks;
+    uint64_t dev = sb->blocks;
+    uint64_t limit = sb->addrlen >= 8 ? UINT64_MAX : (uint64_t)1 << (8 * sb->addrlen);
+    if (sb->blocks > limit) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_BLOCKS_OVER_ADDR,
+                                              .value = sb->blocks, .count = limit},
+                       NULL, NULL))
+            return false;
+        dev = limit;
+    }
+    if (sb->blocks < LANYFS_FORMAT_MIN_BLOCKS && r->image_blocks > sb->blocks) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_BLOCKS_SMALL,
+                                              .value = sb->blocks, .count = r->image_blocks},
+                       NULL, NULL))
+            return false;
+        dev = r->image_blocks < limit ? r->image_blocks : limit;
+    } else if (dev > r->image_blocks) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_TRUNCATED, .value = sb->blocks,
+                                              .count = r->image_blocks},
+                       NULL, NULL))
+            return false;
+    } else if (r->image_blocks > dev) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_IMAGE_TAIL,
+                                              .count = r->image_blocks - dev},
+                       NULL, NULL))
+            return false;
+    }
+    r->dev_blocks = dev;
+    r->g.blocks = dev;
+    r->nblocks = r->image_blocks;
+    if (dev > r->image_blocks)
+        r->nblocks = dev - r->image_blocks > SC_TRUNC_CELLS ? r->image_blocks + SC_TRUNC_CELLS
+                                                             : dev;
+
+    r->rootdir = sb->rootdir;
+    r->freehead = sb->freehead;
+    r->free_complete = true;
+    if (sb->rootdir == 0 && sb->freehead == 0) {
+        if (!sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_FORMAT_INTERRUPTED}, NULL,
+                       NULL))
+            return false;
+        r->format_interrupted = true;
+        r->free_complete = false;
+    } else if (sb->rootdir == 0 || sb->rootdir >= dev) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_ROOTDIR_RANGE,
+                                              .value = sb->rootdir},
+                       NULL, NULL))
+            return false;
+        r->rootdir = 0;
+    }
+    if (sb->freehead >= dev) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_FREEHEAD_RANGE,
+                                              .value = sb->freehead},
+                       NULL, NULL))
+            return false;
+        r->freehead = 0;
+        r->free_complete = false;
+    }
+    if (sb->freetail >= dev &&
+        !sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_SB_FREETAIL_RANGE,
+                                          .value = sb->freetail},
+                   NULL, NULL))
+        return false;
+    if (sb->badblocks != 0 && sb->badblocks >= dev &&
+        !sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_SB_BADBLOCKS_RANGE,
+                                          .value = sb->badblocks},
+                   NULL, NULL))
+        return false;
+    if (!check_time(r, "created", &sb->created) || !check_time(r, "updated", &sb->updated) ||
+        !check_time(r, "checked", &sb->checked))
+        return false;
+    if (memchr(sb->label, 0, sizeof(sb->label)) == NULL &&
+        !sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_LABEL_NO_NUL}, NULL, NULL))
+        return false;
+    return true;
+}

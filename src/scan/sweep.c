@@ -1,0 +1,380 @@
+/*
+ * sweep.c -- pass 4 of the scan: every block of the device.
+ *
+ * Reads the device in runs of SWEEP_RUN blocks and accounts for every
+ * block the walks did not reach, by its contents (probe.c):
+ *  - past the device end, or past a 'blocks' too small (SB_BLOCKS_SMALL):
+ *    beyond; past the image end of a truncated image: unreadable;
+ *  - a block that cannot be read: unreadable, BLOCK_UNREADABLE (one
+ *    finding a block up to SC_UNREADABLE_MAX, then one for the rest);
+ *  - a free block holding an entry: a deleted entry (SPEC-§11);
+ *  - an unreached entry: an orphan candidate;
+ *  - an unreached chain block: leaked, remembered as a former chain block
+ *    (a cut-off free list, SPEC-§9.3, judged by marks.c);
+ *  - an unreached extender: an orphan extender (empty ones remembered for
+ *    SPEC-§9.4 and §9.7);
+ *  - anything else unreached: leaked when the free list was walked to its
+ *    end, unknown when it was not (a block the list's lost part may list).
+ * Blocks the walks claimed get the torn-sector check (counters.c).
+ * Then:
+ *  1. entries listed by a cut-off chain block are deleted, not orphaned
+ *     (their free-list record is what was cut off);
+ *  2. each deleted file's probable data is found in the chain block that
+ *     lists its own block: the non-zero slots just before its slot, in file
+ *     order, then the previous chain block's (SPEC-§11); those still free
+ *     and held by nobody else are intact; its leftover extenders (SPEC-§9.4)
+ *     are adopted;
+ *  3. orphans are linked: an orphan that another orphan's link reaches is
+ *     that one's child (subtree) or sibling (left, right); the others are
+ *     roots, named "/<name>", their children "/<orphan-dir>/<child>"
+ *     (marks.c reports the roots); orphaned files' extender trees are walked.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_priv.h"
+
+#define SWEEP_RUN_BYTES ((size_t)1 << 20)
+
+static bool unreadable(struct scan_result *r, uint64_t blk, const char *msg, uint64_t *rest,
+                       uint64_t *rest_first)
+{
+    r->map[blk].cls = SCAN_BLK_UNREADABLE;
+    if (r->unreadable_reported >= SC_UNREADABLE_MAX) {
+        if ((*rest)++ == 0)
+            *rest_first = blk;
+        return true;
+    }
+    r->unreadable_reported++;
+    return sc_report(r, &(struct scan_finding){.code = SCAN_PR_BLOCK_UNREADABLE, .block = blk},
+                     NULL, "%s", msg);
+}
+
+/* Classify one block the sweep read. */
+static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    struct scan_block *c = &r->map[blk];
+    struct lanyfs_entry e;
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+    case SCAN_BLK_EXTENDER:
+    case SCAN_BLK_CHAIN:
+        return sc_counter_torn(r, blk, b);
+    case SCAN_BLK_FREE:
+        if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
+            uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_DELETED, 0, NULL);
+            if (id == 0)
+                return false;
+            c = &r->map[blk];
+            c->cls = SCAN_BLK_DELETED;
+            c->owner = id;
+            sc_map_meta(r, blk, e.wrcnt);
+        }
+        return true;
+    case SCAN_BLK_UNKNOWN:
+        break;
+    default:
+        return true;
+    }
+    if (c->owner != 0)
+        return true;
+    if (blk >= r->dev_blocks || blk >= r->fs_blocks) {
+        c->cls = SCAN_BLK_BEYOND;
+        return true;
+    }
+    if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
+        uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_ORPHAN, 0, NULL);
+        if (id == 0)
+            return false;
+        c = &r->map[blk];
+        c->cls = SCAN_BLK_ORPHAN;
+        c->owner = id;
+        sc_map_meta(r, blk, e.wrcnt);
+        return true;
+    }
+    bool chain = sc_probe_chain(g, r->dev_blocks, b);
+    bool ext = sc_probe_extender(g, r->dev_blocks, b);
+    if (chain && b[0] == LANYFS_TYPE_EXT && ext && !sc_chain_formatter_like(g, blk, b, NULL))
+        chain = false;
+    if (chain) {
+        c->cls = SCAN_BLK_LEAKED;
+        c->flags |= SC_BF_AUX;
+        sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+    } else if (ext) {
+        c->cls = SCAN_BLK_ORPHAN_EXT;
+        c->index = b[LANYFS_EXT_LEVEL];
+        if (b[LANYFS_EXT_LEVEL] == 0 && sc_extender_empty(g, b))
+            c->flags |= SC_BF_AUX;
+        sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+    } else {
+        c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN;
+    }
+    return true;
+}
+
+static bool read_pass(struct scan_result *r)
+{
+    uint32_t bs = r->g.blocksize;
+    uint64_t run = SWEEP_RUN_BYTES / bs, rest = 0, rest_first = 0;
+    uint8_t *buf = malloc((size_t)run * bs);
+    struct lanyfs_error err;
+    bool ok = false;
+    if (buf == NULL)
+        return sc_oom(r);
+    for (uint64_t start = 0; start < r->nblocks; start += run) {
+        if (sc_stopped(r))
+            goto out;
+        sc_progress(r, SCAN_PHASE_SWEEP, start, r->nblocks);
+        uint64_t n = r->nblocks - start < run ? r->nblocks - start : run;
+        uint64_t readable = start < r->image_blocks ? r->image_blocks - start : 0;
+        if (readable > n)
+            readable = n;
+        bool whole = readable > 0 && sc_read_run(r, start, readable, buf, &err) == LANYFS_OK;
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t blk = start + k;
+            struct scan_block *c = &r->map[blk];
+            if (k >= readable) {
+                if (c->cls == SCAN_BLK_UNKNOWN && c->owner == 0)
+                    c->cls = SCAN_BLK_UNREADABLE;
+                continue;
+            }
+            const uint8_t *b = buf + (size_t)k * bs;
+            if (!whole && sc_read(r, blk, buf + (size_t)k * bs, &err) != LANYFS_OK) {
+                if (!unreadable(r, blk, err.msg, &rest, &rest_first))
+                    goto out;
+                continue;
+            }
+            if (blk == 0)
+                continue;
+            if (!classify(r, blk, b))
+                goto out;
+        }
+    }
+    if (rest > 0 &&
+        !sc_report(r, &(struct scan_finding){.code = SCAN_PR_BLOCK_UNREADABLE, .block = rest_first},
+                   NULL, "%" PRIu64 " more blocks cannot be read either", rest))
+        goto out;
+    ok = true;
+out:
+    free(buf);
+    return ok;
+}
+
+/* Step 1: orphans listed by a cut-off chain block are deleted entries. */
+static bool cut_lists(struct scan_result *r, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
+        struct scan_block *c = &r->map[blk];
+        if (c->cls != SCAN_BLK_LEAKED || !(c->flags & SC_BF_AUX))
+            continue;
+        if (sc_stopped(r))
+            return false;
+        if (sc_read(r, blk, b, NULL) != LANYFS_OK)
+            continue;
+        for (uint32_t i = 0; i < g->chainmax; i++) {
+            uint64_t s = lanyfs_chain_slot(g, b, i);
+            struct scan_block *t = s != 0 ? sc_cell(r, s) : NULL;
+            if (t == NULL || t->cls != SCAN_BLK_ORPHAN)
+                continue;
+            struct scan_entry *x = sc_entry(r, t->owner);
+            if (x == NULL)
+                continue;
+            x->state = SCAN_ENTRY_DELETED;
+            t->cls = SCAN_BLK_DELETED;
+            t->index = blk;
+        }
+    }
+    return true;
+}
+
+static bool collect(struct scan_result *r, uint64_t *got, uint64_t *n, uint64_t need, uint64_t s)
+{
+    (void)r;
+    if (s != 0 && *n < need)
+        got[(*n)++] = s;
+    return *n < need;
+}
+
+/* Step 2: a deleted file's probable data (SPEC-§11). */
+static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    struct scan_entry *x = sc_entry(r, id);
+    if (!lanyfs_entry_is_file(&x->e) || x->blocks_needed == 0)
+        return true;
+    struct scan_block *c = sc_cell(r, x->block);
+    if (c == NULL)
+        return true;
+    uint64_t chain = c->index;
+    struct scan_block *cc = sc_cell(r, chain);
+    if (cc == NULL || chain == 0 || (cc->cls != SCAN_BLK_CHAIN && cc->cls != SCAN_BLK_LEAKED))
+        return true;
+    uint64_t need = x->blocks_needed;
+    if (need > (uint64_t)g->chainmax * 2)
+        need = (uint64_t)g->chainmax * 2;
+    uint64_t *got = malloc((size_t)need * sizeof(*got)), n = 0;
+    if (got == NULL)
+        return sc_oom(r);
+    if (sc_read(r, chain, b, NULL) == LANYFS_OK) {
+        uint32_t k = g->chainmax;
+        for (uint32_t i = 0; i < g->chainmax; i++)
+            if (lanyfs_chain_slot(g, b, i) == x->block) {
+                k = i;
+                break;
+            }
+        bool more = k < g->chainmax;
+        for (uint32_t i = k; more && i-- > 0;)
+            more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i));
+        uint64_t prev = more && cc->cls == SCAN_BLK_CHAIN ? sc_free_prev(r, chain) : 0;
+        if (prev != 0 && sc_read(r, prev, b, NULL) == LANYFS_OK)
+            for (uint32_t i = g->chainmax; more && i-- > 0;)
+                more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i));
+    }
+    x = sc_entry(r, id);
+    free(x->data);
+    x->data = NULL;
+    x->ndata = 0;
+    x->blocks_mapped = n;
+    x->blocks_intact = 0;
+    if (n > 0) {
+        /* Collected backwards from the entry's slot: reverse into file order. */
+        for (uint64_t i = 0; i < n / 2; i++) {
+            uint64_t t = got[i];
+            got[i] = got[n - 1 - i];
+            got[n - 1 - i] = t;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            struct scan_block *d = sc_cell(r, got[i]);
+            if (d != NULL && d->cls == SCAN_BLK_FREE && !(d->flags & SCAN_BF_SHARED) &&
+                d->owner == 0) {
+                x->blocks_intact++;
+                d->owner = id;
+            }
+        }
+        x->data = got;
+        x->ndata = n;
+        got = NULL;
+    }
+    free(got);
+    if (x->e.subtree != 0)
+        return sc_file_walk(r, id, SC_FILE_DELETED);
+    return true;
+}
+
+/* Step 3: link orphans into trees, give them paths, walk orphaned files. */
+static bool link_orphans(struct scan_result *r)
+{
+    size_t n = r->nentries;
+    for (size_t i = 0; i < n; i++) {
+        struct scan_entry *x = &r->entries[i];
+        if (x->state != SCAN_ENTRY_ORPHAN)
+            continue;
+        uint64_t links[3] = {x->e.left, x->e.right, lanyfs_entry_is_dir(&x->e) ? x->e.subtree : 0};
+        for (int j = 0; j < 3; j++) {
+            struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
+            if (t == NULL || t->cls != SCAN_BLK_ORPHAN || t->owner == x->id ||
+                (t->flags & SC_BF_LINKED))
+                continue;
+            struct sc_aux *ta = sc_aux(r, t->owner);
+            if (ta == NULL)
+                continue;
+            t->flags |= SC_BF_LINKED;
+            ta->from = x->block;
+            ta->link = j == 2 ? SC_LINK_SUBTREE : j == 1 ? SC_LINK_RIGHT : SC_LINK_LEFT;
+        }
+    }
+    uint32_t *stack = malloc((n + 1) * sizeof(*stack));
+    size_t sp = 0;
+    if (stack == NULL)
+        return sc_oom(r);
+    /* Roots first (nothing links to them), then whatever a cycle left over. */
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < n; i++) {
+            struct scan_entry *x = &r->entries[i];
+            if (x->state != SCAN_ENTRY_ORPHAN || r->aux[i].path_set)
+                continue;
+            if (round == 0 && (r->map[x->block].flags & SC_BF_LINKED))
+                continue;
+            r->aux[i].path_set = true;
+            x->parent = 0;
+            stack[sp++] = x->id;
+            while (sp > 0) {
+                if (sc_stopped(r)) {
+                    free(stack);
+                    return false;
+                }
+                struct scan_entry *p = sc_entry(r, stack[--sp]);
+                uint64_t links[3] = {p->e.left, p->e.right,
+                                     lanyfs_entry_is_dir(&p->e) ? p->e.subtree : 0};
+                for (int j = 0; j < 3; j++) {
+                    struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
+                    if (t == NULL || t->cls != SCAN_BLK_ORPHAN)
+                        continue;
+                    struct sc_aux *ta = sc_aux(r, t->owner);
+                    struct scan_entry *te = sc_entry(r, t->owner);
+                    if (ta == NULL || ta->path_set || ta->from != p->block ||
+                        te->state != SCAN_ENTRY_ORPHAN)
+                        continue;
+                    uint32_t parent = j == 2 ? p->id : p->parent;
+                    struct scan_entry *pe = sc_entry(r, parent);
+                    te->parent = parent;
+                    ta->path_set = true;
+                    if (!sc_entry_set_path(r, te->id, pe ? pe->path : NULL)) {
+                        free(stack);
+                        return false;
+                    }
+                    stack[sp++] = te->id;
+                }
+            }
+        }
+    }
+    free(stack);
+    for (size_t i = 0; i < r->nentries; i++) {
+        struct scan_entry *x = &r->entries[i];
+        if (x->state != SCAN_ENTRY_ORPHAN)
+            continue;
+        uint32_t id = x->id;
+        if (lanyfs_entry_is_file(&r->entries[i].e) && !sc_file_walk(r, id, SC_FILE_ORPHAN))
+            return false;
+    }
+    return true;
+}
+
+bool sc_sweep_pass(struct scan_result *r)
+{
+    uint8_t *b = NULL;
+    bool ok = false;
+    if (!read_pass(r))
+        goto out;
+    b = malloc(r->g.blocksize);
+    if (b == NULL) {
+        sc_oom(r);
+        goto out;
+    }
+    if (!cut_lists(r, b))
+        goto out;
+    for (size_t i = 0; i < r->nentries; i++) {
+        if (r->entries[i].state != SCAN_ENTRY_DELETED)
+            continue;
+        if (!deleted_data(r, r->entries[i].id, b))
+            goto out;
+        struct scan_entry *x = &r->entries[i];
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_DELETED_ENTRY, .entry = x->id,
+                                              .block = x->block, .count = x->blocks_intact,
+                                              .count2 = x->blocks_needed},
+                       x->path, "%s", sc_kind_name(&x->e)))
+            goto out;
+    }
+    if (!link_orphans(r))
+        goto out;
+    sc_progress(r, SCAN_PHASE_SWEEP, r->nblocks, r->nblocks);
+    ok = true;
+out:
+    free(b);
+    return ok;
+}
