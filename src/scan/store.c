@@ -30,9 +30,10 @@
 #include "store.h"
 
 struct store_db {
-    sqlite3 *h;     /* the connection */
-    char *path;     /* as opened (owned) */
-    bool readonly;  /* opened with STORE_OPEN_READONLY */
+    sqlite3 *h;           /* the connection */
+    char *path;           /* as opened (owned) */
+    bool readonly;        /* opened with STORE_OPEN_READONLY */
+    bool catalogue_done;  /* the lookup tables were written through this handle */
 };
 
 /* ---- the schema ---------------------------------------------------------- */
@@ -399,8 +400,8 @@ static void stmt_finalize(const struct store_db *db, struct stmt *s, enum lanyfs
 
 /*
  * Bind vals[0..n) to parameters base+1..base+n of s.  Text and blobs are
- * copied (SQLITE_TRANSIENT), or handed over when escaped, so that a batch
- * may run after the caller's buffers are gone.
+ * bound without a copy (SQLITE_STATIC): the caller keeps them alive until
+ * the statement has run.  An escaped text is handed over to SQLite.
  */
 static enum lanyfs_err bind_at(const struct store_db *db, struct stmt *s, int base,
                                const struct val *vals, int n, struct lanyfs_error *err)
@@ -423,13 +424,13 @@ static enum lanyfs_err bind_at(const struct store_db *db, struct stmt *s, int ba
             if (v->p == NULL)
                 rc = sqlite3_bind_null(s->st, col);
             else
-                rc = sqlite3_bind_text(s->st, col, v->p, -1, SQLITE_TRANSIENT);
+                rc = sqlite3_bind_text(s->st, col, v->p, -1, SQLITE_STATIC);
             break;
         case V_TEXT:
             if (v->p == NULL) {
                 rc = sqlite3_bind_null(s->st, col);
             } else if (plain_ascii(v->p, v->n)) {
-                rc = sqlite3_bind_text64(s->st, col, v->p, v->n, SQLITE_TRANSIENT, SQLITE_UTF8);
+                rc = sqlite3_bind_text64(s->st, col, v->p, v->n, SQLITE_STATIC, SQLITE_UTF8);
             } else {
                 char *esc = store_escape(v->p, v->n);
                 if (esc == NULL)
@@ -438,7 +439,7 @@ static enum lanyfs_err bind_at(const struct store_db *db, struct stmt *s, int ba
             }
             break;
         case V_BLOB:
-            rc = sqlite3_bind_blob64(s->st, col, v->n ? v->p : "", v->n, SQLITE_TRANSIENT);
+            rc = sqlite3_bind_blob64(s->st, col, v->n ? v->p : "", v->n, SQLITE_STATIC);
             break;
         }
         if (rc != SQLITE_OK)
@@ -611,8 +612,8 @@ static enum lanyfs_err create_schema(const struct store_db *db, struct lanyfs_er
 }
 
 /*
- * Judge the schema version and application id; with create, give an empty
- * database the schema.  *empty tells that the file holds nothing (read-only).
+ * Judge the schema version and application id.  *empty tells that the file
+ * holds nothing; with create, such a file is given the schema.
  */
 static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool *empty,
                                     struct lanyfs_error *err)
@@ -645,54 +646,71 @@ static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool
                            "%s: not a lanyfs scan database (schema version %" PRId64
                            ", %" PRId64 " schema objects)",
                            db->path, version, tables);
-    if (!create) {
-        *empty = true;
+    *empty = true;
+    if (!create)
         return LANYFS_OK;
-    }
     return create_schema(db, err);
 }
 
+/* Switch to WAL (a no-op when the file is in WAL already) and check that it took. */
+static enum lanyfs_err set_wal(const struct store_db *db, struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc =
+        stmt_prepare(db, &s, "PRAGMA journal_mode", "PRAGMA journal_mode = WAL", err);
+    if (rc != LANYFS_OK)
+        return rc;
+    int src = sqlite3_step(s.st);
+    if (src != SQLITE_ROW) {
+        rc = db_fail(db, s.name, src == SQLITE_DONE ? SQLITE_INTERNAL : src, err);
+    } else {
+        const unsigned char *mode = sqlite3_column_text(s.st, 0);
+        if (mode == NULL || strcmp((const char *)mode, "wal") != 0)
+            rc = lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK,
+                             "%s: PRAGMA journal_mode: WAL refused (mode %s)", db->path,
+                             mode != NULL ? (const char *)mode : "unknown");
+    }
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+/*
+ * Judge the file first, without writing, so that a foreign or newer
+ * database is refused untouched.  Then WAL; an empty file also gets the
+ * schema, written without syncs (it held nothing to lose) under the write
+ * lock, and judged again under that lock, so two tools never both create.
+ */
 static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err)
 {
     bool empty = false;
-    enum lanyfs_err rc;
+    enum lanyfs_err rc = check_schema(db, false, &empty, err);
+    if (rc != LANYFS_OK)
+        return rc;
     if (db->readonly) {
-        rc = check_schema(db, false, &empty, err);
-        if (rc == LANYFS_OK && empty)
+        if (empty)
             rc = lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
                              "%s: empty: not a lanyfs scan database", db->path);
         return rc;
     }
-    /* WAL first: the journal mode cannot change inside a transaction. */
-    struct stmt s;
-    rc = stmt_prepare(db, &s, "PRAGMA journal_mode", "PRAGMA journal_mode = WAL", err);
-    if (rc == LANYFS_OK) {
-        int src = sqlite3_step(s.st);
-        if (src != SQLITE_ROW) {
-            rc = db_fail(db, s.name, src == SQLITE_DONE ? SQLITE_INTERNAL : src, err);
-        } else {
-            const unsigned char *mode = sqlite3_column_text(s.st, 0);
-            if (mode == NULL || strcmp((const char *)mode, "wal") != 0)
-                rc = lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK,
-                                 "%s: PRAGMA journal_mode: WAL refused (mode %s)", db->path,
-                                 mode != NULL ? (const char *)mode : "unknown");
+    if (empty)
+        rc = exec_pragma(db, "PRAGMA synchronous = OFF", err);
+    if (rc == LANYFS_OK)
+        rc = set_wal(db, err);
+    if (rc == LANYFS_OK && empty) {
+        rc = exec_sql(db, "BEGIN IMMEDIATE", err);
+        if (rc == LANYFS_OK) {
+            rc = check_schema(db, true, &empty, err);
+            db->catalogue_done = rc == LANYFS_OK && empty; /* we created it */
+            if (rc == LANYFS_OK) {
+                rc = exec_sql(db, "COMMIT", err);
+            } else {
+                struct lanyfs_error ignored;
+                exec_sql(db, "ROLLBACK", &ignored);
+            }
         }
     }
-    stmt_finalize(db, &s, &rc, err);
-    if (rc != LANYFS_OK)
-        return rc;
-    rc = exec_pragma(db, "PRAGMA synchronous = NORMAL", err);
-    if (rc != LANYFS_OK)
-        return rc;
-    /* Create under the write lock, so that two tools never both create. */
-    rc = exec_sql(db, "BEGIN IMMEDIATE", err);
-    if (rc != LANYFS_OK)
-        return rc;
-    rc = check_schema(db, true, &empty, err);
     if (rc == LANYFS_OK)
-        return exec_sql(db, "COMMIT", err);
-    struct lanyfs_error ignored;
-    exec_sql(db, "ROLLBACK", &ignored);
+        rc = exec_pragma(db, "PRAGMA synchronous = NORMAL", err);
     return rc;
 }
 
@@ -756,14 +774,13 @@ const char *store_path(const struct store_db *db)
 /* ---- writing a scan ------------------------------------------------------------ */
 
 /*
- * The tables a scan fills, with their columns.  All but scans are written
- * in batches of BATCH_ROWS rows, one statement
- *
- *     INSERT INTO t (cols) SELECT * FROM (VALUES (?, ...), ...) WHERE column1 IS NOT NULL
- *
- * run per batch, which halves the cost per row against one statement per
- * row; a last, partial batch binds NULL to the rows it does not use, which
- * the WHERE drops (the first column, scan, is never NULL).
+ * The tables a scan fills, with their columns.  The big ones are written in
+ * batches: a row's values are kept (not bound) until BATCH_ROWS of them are
+ * there, then bound to one multi-row INSERT ... VALUES (...), (...) and run,
+ * which costs about half as much per row as one statement per row.  The
+ * last, partial batch of a table gets a statement of its own size.  Values
+ * must therefore outlive the call that adds the row: they point into the
+ * scan result, at static text, or into the batch's own arena (timestamps).
  */
 enum {
     W_SCAN,
@@ -776,12 +793,14 @@ enum {
 };
 
 #define BATCH_ROWS 32
+#define ARENA_BYTES (BATCH_ROWS * 2 * 48) /* two timestamps a row */
 
 static const struct {
     const char *name;  /* for errors */
     const char *table; /* the table */
     const char *cols;  /* its columns, in the order rows give them */
     int ncols;         /* how many */
+    int batch;         /* rows a batch holds: 1 writes each row at once */
 } write_tables[W_COUNT] = {
     [W_SCAN] = {"INSERT INTO scans", "scans",
                 "started, seconds, tool_version, image_path, image_size, image_sha256,"
@@ -790,48 +809,52 @@ static const struct {
                 " sb_rootdir, sb_blocks, sb_freehead, sb_freetail, sb_freeblocks, sb_created,"
                 " sb_updated, sb_checked, sb_badblocks, sb_label, dirs, files, deleted, orphans,"
                 " bytes, free_listed, worst_severity, n_info, n_warning, n_error, n_critical",
-                40},
+                40, 1},
     [W_FINDING] = {"INSERT INTO findings", "findings",
                    "scan, seq, code, code_name, severity, entry, block, block2, value, value2,"
                    " count, count2, path, text, message",
-                   15},
+                   15, 1},
     [W_ENTRY] = {"INSERT INTO entries", "entries",
                  "scan, id, block, parent, state, type, name, path, size, created,"
                  " created_offset, modified, modified_offset, attr, wrcnt, blocks_needed,"
                  " blocks_mapped, blocks_intact",
-                 18},
+                 18, BATCH_ROWS},
     [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks", "entry_blocks",
-                       "scan, entry, file_block, block, count", 5},
+                       "scan, entry, file_block, block, count", 5, BATCH_ROWS},
     [W_RUN] = {"INSERT INTO block_runs", "block_runs", "scan, first, count, class, owner, flags",
-               6},
-    [W_COUNTER] = {"INSERT INTO counters", "counters", "scan, block, class, wrcnt", 4},
+               6, BATCH_ROWS},
+    [W_COUNTER] = {"INSERT INTO counters", "counters", "scan, block, class, wrcnt", 4,
+                   BATCH_ROWS},
 };
 
 /* A batched INSERT of one table. */
 struct batch {
-    struct stmt s;  /* the statement of BATCH_ROWS rows (one row for scans) */
-    int ncols;      /* columns per row */
-    int rows;       /* rows the statement takes */
-    int pending;    /* rows bound and not yet written */
+    int table;                 /* index in write_tables */
+    struct stmt s;             /* the INSERT of write_tables[table].batch rows */
+    int ncols;                 /* columns per row */
+    int rows;                  /* rows a batch holds */
+    int pending;               /* rows kept and not yet written */
+    struct val *vals;          /* rows * ncols values (owned) */
+    char arena[ARENA_BYTES];   /* copies of short texts of the pending rows */
+    size_t arena_used;         /* bytes of arena in use */
 };
 
-/* Prepare the INSERT of table t for rows rows (1: a plain INSERT ... VALUES). */
-static enum lanyfs_err batch_prepare(const struct store_db *db, struct batch *b, int t, int rows,
-                                     struct lanyfs_error *err)
+/* Prepare the INSERT of table t for rows rows into *s. */
+static enum lanyfs_err insert_prepare(const struct store_db *db, int t, int rows, struct stmt *s,
+                                      struct lanyfs_error *err)
 {
     int ncols = write_tables[t].ncols;
-    size_t tuple = 2 + 3 * (size_t)ncols;
-    size_t len = strlen(write_tables[t].table) + strlen(write_tables[t].cols) + 128 +
-                 (size_t)rows * (tuple + 1);
+    size_t len = strlen(write_tables[t].table) + strlen(write_tables[t].cols) + 64 +
+                 (size_t)rows * (2 * (size_t)ncols + 3);
     char *sql = malloc(len);
     if (sql == NULL)
         return nomem(db, write_tables[t].name, err);
-    size_t o = (size_t)snprintf(sql, len, "INSERT INTO %s (%s) %s", write_tables[t].table,
-                                write_tables[t].cols, rows == 1 ? "VALUES " : "SELECT * FROM (VALUES ");
+    size_t o = (size_t)snprintf(sql, len, "INSERT INTO %s (%s) VALUES ", write_tables[t].table,
+                                write_tables[t].cols);
     for (int r = 0; r < rows; r++) {
-        sql[o++] = r == 0 ? '(' : ',';
         if (r != 0)
-            sql[o++] = '(';
+            sql[o++] = ',';
+        sql[o++] = '(';
         for (int c = 0; c < ncols; c++) {
             if (c != 0)
                 sql[o++] = ',';
@@ -839,45 +862,81 @@ static enum lanyfs_err batch_prepare(const struct store_db *db, struct batch *b,
         }
         sql[o++] = ')';
     }
-    snprintf(sql + o, len - o, "%s", rows == 1 ? "" : ") WHERE column1 IS NOT NULL");
-    b->ncols = ncols;
-    b->rows = rows;
-    b->pending = 0;
-    enum lanyfs_err rc = stmt_prepare(db, &b->s, write_tables[t].name, sql, err);
+    sql[o] = '\0';
+    enum lanyfs_err rc = stmt_prepare(db, s, write_tables[t].name, sql, err);
     free(sql);
     return rc;
 }
 
-/* Write the rows bound so far. */
+static enum lanyfs_err batch_init(const struct store_db *db, struct batch *b, int t,
+                                  struct lanyfs_error *err)
+{
+    b->table = t;
+    b->ncols = write_tables[t].ncols;
+    b->rows = write_tables[t].batch;
+    b->pending = 0;
+    b->arena_used = 0;
+    b->vals = calloc((size_t)b->rows * (size_t)b->ncols, sizeof(*b->vals));
+    if (b->vals == NULL)
+        return nomem(db, write_tables[t].name, err);
+    return insert_prepare(db, t, b->rows, &b->s, err);
+}
+
+static void batch_free(const struct store_db *db, struct batch *b, enum lanyfs_err *rc,
+                       struct lanyfs_error *err)
+{
+    stmt_finalize(db, &b->s, rc, err);
+    free(b->vals);
+    b->vals = NULL;
+}
+
+/* Write the rows kept so far: a full batch with its statement, a partial one with its own. */
 static enum lanyfs_err batch_flush(const struct store_db *db, struct batch *b,
                                    struct lanyfs_error *err)
 {
+    enum lanyfs_err rc = LANYFS_OK;
     if (b->pending == 0)
         return LANYFS_OK;
-    /* Rows not used this time: all NULL (dropped by the WHERE, and no value of an
-     * earlier batch stays bound). */
-    for (int p = b->pending * b->ncols; p < b->rows * b->ncols; p++) {
-        int src = sqlite3_bind_null(b->s.st, p + 1);
-        if (src != SQLITE_OK)
-            return db_fail(db, b->s.name, src, err);
+    struct stmt part = {0};
+    struct stmt *s = &b->s;
+    if (b->pending != b->rows) {
+        rc = insert_prepare(db, b->table, b->pending, &part, err);
+        s = &part;
     }
+    if (rc == LANYFS_OK)
+        rc = bind_at(db, s, 0, b->vals, b->pending * b->ncols, err);
+    if (rc == LANYFS_OK)
+        rc = step_done(db, s, err);
+    else
+        sqlite3_reset(s->st);
+    stmt_finalize(db, &part, &rc, err);
     b->pending = 0;
-    return step_done(db, &b->s, err);
+    b->arena_used = 0;
+    return rc;
 }
 
-/* Add one row; the batch is written when full. */
+/* Keep one row; the batch is written when full. */
 static enum lanyfs_err batch_row(const struct store_db *db, struct batch *b, const struct val *vals,
                                  int n, struct lanyfs_error *err)
 {
     if (n != b->ncols)
         return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK, "%s: %s: %d values for %d columns",
                            db->path, b->s.name, n, b->ncols);
-    enum lanyfs_err rc = bind_at(db, &b->s, b->pending * b->ncols, vals, n, err);
-    if (rc != LANYFS_OK)
-        return rc;
+    memcpy(&b->vals[(size_t)b->pending * (size_t)b->ncols], vals, (size_t)n * sizeof(*vals));
     if (++b->pending == b->rows)
         return batch_flush(db, b, err);
     return LANYFS_OK;
+}
+
+/* A copy of s in the batch's arena, alive until the batch is written; NULL when full. */
+static const char *batch_keep(struct batch *b, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    if (b->arena_used + n > sizeof(b->arena))
+        return NULL;
+    char *p = memcpy(b->arena + b->arena_used, s, n);
+    b->arena_used += n;
+    return p;
 }
 
 #define ROW(w, t, ...) \
@@ -886,7 +945,7 @@ static enum lanyfs_err batch_row(const struct store_db *db, struct batch *b, con
 /* State of one store_add_scan. */
 struct writer {
     const struct store_db *db;
-    struct batch b[W_COUNT];          /* one batched INSERT per table */
+    struct batch b[W_COUNT];          /* one batched INSERT per table (owned) */
     int64_t scan;                     /* the new scans.id */
     const struct store_scan_meta *m;  /* the caller's meta data */
     uint64_t done;                    /* rows written, for progress */
@@ -980,14 +1039,20 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
         const struct scan_entry *se = &ents[i];
         const struct lanyfs_entry *e = &se->e;
         char created[48], modified[48];
-        bool have_c = ts_iso(&e->created, created, sizeof(created));
-        bool have_m = ts_iso(&e->modified, modified, sizeof(modified));
+        const char *kc = NULL, *km = NULL;
+        struct batch *b = &w->b[W_ENTRY];
+        if (ts_iso(&e->created, created, sizeof(created)) &&
+            (kc = batch_keep(b, created)) == NULL)
+            return nomem(w->db, b->s.name, w->err); /* cannot happen: the arena fits a batch */
+        if (ts_iso(&e->modified, modified, sizeof(modified)) &&
+            (km = batch_keep(b, modified)) == NULL)
+            return nomem(w->db, b->s.name, w->err);
         size_t name_len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
         rc = ROW(w, W_ENTRY, VI(w->scan), VI(se->id), VU(se->block),
                  VID(se->parent), VI(se->state), VI(e->type), VB(e->name, name_len),
                  VT(se->path != NULL ? se->path : ""), VU(e->size),
-                 have_c ? VS(created) : VNULL, VI(e->created.offset),
-                 have_m ? VS(modified) : VNULL, VI(e->modified.offset), VI(e->attr),
+                 kc != NULL ? VS(kc) : VNULL, VI(e->created.offset),
+                 km != NULL ? VS(km) : VNULL, VI(e->modified.offset), VI(e->attr),
                  VI(e->wrcnt), VU(se->blocks_needed), VU(se->blocks_mapped),
                  VU(se->blocks_intact));
         progress(w, 1);
@@ -1063,8 +1128,9 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         goto out;
     in_txn = true;
     for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
-        rc = batch_prepare(db, &w.b[i], i, i == W_SCAN ? 1 : BATCH_ROWS, err);
-    if (rc == LANYFS_OK)
+        rc = batch_init(db, &w.b[i], i, err);
+    /* The catalogue is refreshed once per handle: a newer tool may have added codes. */
+    if (rc == LANYFS_OK && !db->catalogue_done)
         rc = fill_lookup(db, err);
     if (rc == LANYFS_OK)
         rc = put_scan(&w, r);
@@ -1077,7 +1143,7 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
     for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
         rc = batch_flush(db, &w.b[i], err);
     for (int i = 0; i < W_COUNT; i++)
-        stmt_finalize(db, &w.b[i].s, &rc, err);
+        batch_free(db, &w.b[i], &rc, err);
     /* Statistics for the planner: without them it takes `scan = ?` alone for
      * selective and passes over the better index (entries by parent).  A
      * sampled ANALYZE costs little next to the rows just written. */
@@ -1089,6 +1155,7 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         rc = exec_sql(db, "COMMIT", err);
     if (rc == LANYFS_OK) {
         in_txn = false;
+        db->catalogue_done = true;
         if (meta->progress != NULL)
             meta->progress(meta->progress_ctx, w.total, w.total);
         if (scan_id != NULL)

@@ -342,6 +342,13 @@ START_TEST(t_foreign_files)
     raw_exec(h, "CREATE TABLE notes (x)");
     sqlite3_close(h);
     expect_refused(p, 0, LANYFS_E_BADMAGIC, "not a lanyfs scan database");
+    /* Refused untouched: still in its own journal mode, no schema added. */
+    h = raw_open(p);
+    char *mode = raw_text(h, "PRAGMA journal_mode");
+    ck_assert_str_eq(mode, "delete");
+    free(mode);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM sqlite_schema"), 1);
+    sqlite3_close(h);
 
     p = dbpath("appid.db");
     h = raw_open(p);
