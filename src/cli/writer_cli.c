@@ -270,7 +270,7 @@ bool wcli_unmount(struct wcli *s, bool drop)
         goto out_log;
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
-    if (drop) {
+    if (drop || s->ops_done == 0) {
         /* Every write fails, so the writer frees itself and the image stays as it was. */
         lanyfs_fs_set_write_hook(s->fs, refuse_write, NULL);
         lanyfs_writer_unmount(s->w, &err);

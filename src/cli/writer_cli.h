@@ -127,10 +127,11 @@ bool wcli_op_end(struct wcli *s, enum lanyfs_err rc, const char *where,
 /* Count an operation that changed the filesystem although the writer returned a failure. */
 void wcli_op_done(struct wcli *s);
 /*
- * Unmount.  With drop, the mount is abandoned without its unmount writes
- * (used after a refused operation: nothing reaches the image); otherwise
- * everything is written back and the superblock rewritten.  Then the write
- * log is closed.  False when that failed (reported).
+ * Unmount.  With drop, or when no operation of the mount changed anything,
+ * the mount is abandoned without its unmount writes (after a refused
+ * operation: nothing reaches the image); otherwise everything is written
+ * back and the superblock rewritten.  Then the write log is closed.  False
+ * when that failed (reported).
  */
 bool wcli_unmount(struct wcli *s, bool drop);
 /* Close everything and return the exit status. */
