@@ -355,7 +355,8 @@ static GByteArray *make_bytes(struct sim *s, uint64_t op, const char *path, uint
     size_t h = hl < 0 ? 0 : (size_t)hl;
     if (h > len)
         h = (size_t)len;
-    memcpy(a->data, head, h);
+    if (h > 0)
+        memcpy(a->data, head, h); /* a->data is NULL for an empty array */
     struct rng r;
     rng_seed(&r, s->o->seed, op + 0x100000000ull);
     for (uint64_t i = h; i < len; i += 8) {
