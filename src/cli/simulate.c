@@ -1081,7 +1081,8 @@ static enum lanyfs_err resync(struct sim *s, uint64_t mi, struct lanyfs_error *e
         else if (f->dir != n->dir)
             reason = "type differs";
         else if (!n->dir && (!f->readable || f->size != n->data->len ||
-                             memcmp(f->bytes, n->data->data, n->data->len) != 0))
+                             (n->data->len > 0 &&
+                              memcmp(f->bytes, n->data->data, n->data->len) != 0)))
             reason = "bytes differ";
         if (reason == NULL)
             continue;
