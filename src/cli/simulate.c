@@ -608,8 +608,9 @@ static enum lanyfs_err do_op(struct sim *s, struct lanyfs_error *err)
     } else if (roll < 71) {
         path = g_strdup(f->path);
         uint64_t size = f->data->len;
-        uint64_t nsize = drv || rng_below(&s->rng, 2) == 0 ? rng_range(&s->rng, 0, size)
-                                                           : rng_range(&s->rng, size, size + 3 * bs);
+        bool shrink = drv || rng_below(&s->rng, 2) == 0;
+        uint64_t nsize = shrink ? rng_range(&s->rng, 0, size)
+                                : rng_range(&s->rng, size, size + 3 * bs);
         if (nsize > s->o->size / 8 && nsize > size)
             nsize = size;
         desc = g_strdup_printf("truncate %s to %" PRIu64, path, nsize);

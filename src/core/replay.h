@@ -70,7 +70,8 @@ enum lanyfs_err lanyfs_replay_base_geometry(const char *path, uint32_t *blocksiz
  * when the log's block size is not the base's, LANYFS_E_RANGE when a write
  * targets a block beyond the base image, LANYFS_E_INVAL for K beyond the
  * log, a tear without a write K+1, a tear of a whole block or more, or out
- * naming the base, LANYFS_E_EXISTS when out exists without force.  result (may be NULL) tells what landed.
+ * naming the base, LANYFS_E_EXISTS when out exists without force.  result
+ * (may be NULL) tells what landed.
  */
 enum lanyfs_err lanyfs_replay(const char *base, const char *log, const char *out,
                               const struct lanyfs_replay_opts *opts,
