@@ -19,6 +19,7 @@
     X(ls)                  \
     X(cat)                 \
     X(stat)                \
+    X(scan)                \
     X(mkdir)               \
     X(put)                 \
     X(rm)                  \
