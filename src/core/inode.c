@@ -139,7 +139,6 @@ enum lanyfs_err wr_inew(struct lanyfs_writer *w, uint64_t blk, const struct lany
         free(in);
         return rc;
     }
-    wr_idirty(w, in);
     *out = in;
     return LANYFS_OK;
 }
@@ -243,7 +242,7 @@ static int by_dirty_seq(const void *a, const void *b)
 }
 
 /* lanyfs_write_inode over the block b as read; false when the driver leaves it alone. */
-static bool driver_writeback(const struct winode *in, uint8_t *b)
+static bool driver_writeback(const struct lanyfs_writer *w, const struct winode *in, uint8_t *b)
 {
     uint8_t type = b[LANYFS_HDR_TYPE];
     if (type == LANYFS_TYPE_DIR) {
@@ -258,6 +257,7 @@ static bool driver_writeback(const struct winode *in, uint8_t *b)
     memset(b + LANYFS_EN_NAME, 0, LANYFS_NAME_FIELD);
     memcpy(b + LANYFS_EN_NAME, in->e.name, n);
     struct lanyfs_ts ts = in->e.modified;
+    ts.offset = w->now.offset; /* lanyfs_time_kts_to_lts: sys_tz at writeback */
     ts.res7 = b[LANYFS_EN_MODIFIED + LANYFS_TS_RES7];
     ts.res14 = lanyfs_get16(b + LANYFS_EN_MODIFIED + LANYFS_TS_RES14);
     lanyfs_ts_encode(&ts, b + LANYFS_EN_MODIFIED);
@@ -291,7 +291,7 @@ enum lanyfs_err wr_iwriteback(struct lanyfs_writer *w, struct lanyfs_error *err)
         if (rc != LANYFS_OK)
             break;
         if (drv(w)) {
-            if (!driver_writeback(in, b))
+            if (!driver_writeback(w, in, b))
                 continue;
             in->e.wrcnt = lanyfs_get16(b + LANYFS_HDR_WRCNT);
         } else {

@@ -267,6 +267,8 @@ static enum lanyfs_err create_entry(struct lanyfs_writer *w, struct winode *pare
         goto out;
     struct lanyfs_error ierr;
     rc = wr_tree_insert(w, parent, in, &ierr);
+    /* mark_inode_dirty after the insert: the parent's writeback comes first. */
+    wr_idirty(w, in);
     if (rc != LANYFS_OK && drv(w) && type == LANYFS_TYPE_FILE) {
         *out = in; /* lanyfs_create ignores it */
         rc = LANYFS_OK;

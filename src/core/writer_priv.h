@@ -120,7 +120,7 @@ uint64_t wr_free_available(const struct lanyfs_writer *w);
  */
 enum lanyfs_err wr_iget(struct lanyfs_writer *w, uint64_t blk, struct winode **out,
                         struct lanyfs_error *err);
-/* Register a block just created (written directly by the caller). */
+/* Register a block just created (written directly by the caller); the caller dirties it. */
 enum lanyfs_err wr_inew(struct lanyfs_writer *w, uint64_t blk, const struct lanyfs_entry *e,
                         struct winode **out, struct lanyfs_error *err);
 void wr_idirty(struct lanyfs_writer *w, struct winode *in);
