@@ -87,6 +87,22 @@ static enum lanyfs_err read_chain(struct lanyfs_writer *w, uint64_t blk, uint8_t
     return lanyfs_fs_read_block(w->fs, blk, buf, err);
 }
 
+/*
+ * Correct mode: a block the mount holds as a live entry cannot be free.  A
+ * free list that names one crosses the tree (a parent that SPEC-§9.12 froze
+ * on disk still links a freed block); handing it out would overwrite it.
+ */
+static enum lanyfs_err check_not_live(struct lanyfs_writer *w, uint64_t blk,
+                                      struct lanyfs_error *err)
+{
+    if (drv(w) || !lanyfs_blockmap_get(&w->inode_map, blk, NULL))
+        return LANYFS_OK;
+    return lanyfs_fail(err, LANYFS_E_CORRUPT, blk,
+                       "the free list names block %" PRIu64
+                       ", which a directory tree still links (run fsck-lanyfs)",
+                       blk);
+}
+
 enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_error *err)
 {
     const struct lanyfs_geom *g = w->g;
@@ -110,6 +126,8 @@ enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_e
                                "chain block %" PRIu64 " slot %u lists block %" PRIu64
                                ", which cannot be free",
                                head, i, s);
+        if ((rc = check_not_live(w, s, err)) != LANYFS_OK)
+            return rc;
         lanyfs_chain_set_slot(g, b, i, 0);
         struct lanyfs_chain_hdr h;
         lanyfs_chain_decode(&h, b);
@@ -130,6 +148,8 @@ enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_e
                                "chain block %" PRIu64 " links to block %" PRIu64
                                ", beyond the device end",
                                head, h.next);
+        if ((rc = check_not_live(w, head, err)) != LANYFS_OK)
+            return rc;
         got = head;
         w->sb.freehead = h.next;
         if (head == w->sb.freetail)
