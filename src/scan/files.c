@@ -29,7 +29,10 @@
  *
  * Orphaned files (SC_FILE_ORPHAN) and the leftover extenders of deleted
  * files (SC_FILE_DELETED) are walked quietly: they only adopt blocks the
- * sweep left unowned, and stop where anything else holds a block.
+ * sweep left unowned, and stop where anything else holds a block.  A
+ * deleted file's freed extenders, when their slots survive (the correct
+ * writer frees a file's extenders with its data), are read without any
+ * claim to recover its data list (SC_FILE_RECOVER).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -61,6 +64,7 @@ struct fwalk {
     size_t cap;             /* allocated */
     uint64_t mapped;        /* data blocks below the size */
     uint64_t intact;        /* of those, held by this file alone */
+    uint64_t visits;        /* extenders visited (SC_FILE_RECOVER) */
     struct sc_aux st;       /* statistics, copied into the entry's aux */
 };
 
@@ -85,6 +89,12 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
 {
     struct scan_result *r = w->r;
     *held = false;
+    if (w->mode == SC_FILE_RECOVER) {
+        /* Reads only; the visits are bounded so that shared subtrees cannot multiply. */
+        if (ext && ++w->visits > w->r->nblocks)
+            return false;
+        return true;
+    }
     if (w->mode != SC_FILE_LIVE) {
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
         return sc_adopt(r, blk, cls, w->id, index);
@@ -398,6 +408,10 @@ bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
     bool ok = walk(&w);
     if (ok && mode != SC_FILE_DELETED)
         ok = publish(&w);
+    if (mode == SC_FILE_RECOVER) {
+        free(w.pairs);
+        return ok;
+    }
     struct sc_aux *a = sc_aux(r, id);
     bool via_stale = a->via_stale;
     uint64_t from = a->from;

@@ -112,6 +112,8 @@ void sc_settle(struct scan_result *r, bool driver)
             free(x->path);
             free(x->text);
             *x = *a;
+            if (a->code == SC_ALT_DROP)
+                x->code = 0;
         } else {
             free(a->path);
             free(a->text);
@@ -124,7 +126,8 @@ void sc_settle(struct scan_result *r, bool driver)
         r->findings[out++] = *x;
     }
     r->nfindings = out;
-    memset(r->alt, 0, r->findings_cap * sizeof(*r->alt));
+    if (r->alt != NULL)
+        memset(r->alt, 0, r->findings_cap * sizeof(*r->alt));
 }
 
 size_t sc_count_code(const struct scan_result *r, uint32_t code)

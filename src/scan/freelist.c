@@ -163,15 +163,17 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
                                NULL, "a chain block of the free list"))
                     return false;
                 break;
-            case SCAN_BLK_FREE:
+            case SCAN_BLK_FREE: {
+                /* On driver media a double free through a stale inode (SPEC-§9.12). */
                 c->flags |= SCAN_BF_SHARED;
-                if (!sc_report(r,
-                               &(struct scan_finding){.code = SCAN_PR_FREE_LISTED_TWICE,
-                                                      .block = c->index, .value = cur,
-                                                      .block2 = s},
-                               NULL, NULL))
+                struct scan_finding m = {.code = SCAN_PR_MARK_STALE_TREE, .block = cur,
+                                         .block2 = s};
+                struct scan_finding f = {.code = SCAN_PR_FREE_LISTED_TWICE, .block = c->index,
+                                         .value = cur, .block2 = s};
+                if (!sc_report_alt(r, &m, "free list", NULL, &f, NULL, NULL))
                     return false;
                 break;
+            }
             default:
                 c->flags |= SCAN_BF_SHARED;
                 if (!sc_report(r,

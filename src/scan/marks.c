@@ -304,14 +304,6 @@ bool sc_marks_leaks(struct scan_result *r)
             full++;
         }
     }
-    if (full > 0) {
-        struct scan_finding m = {.code = SCAN_PR_MARK_EXTENDER_LEAK, .block = full_first,
-                                 .count = full};
-        struct scan_finding alt = {.code = SCAN_PR_BLOCKS_LEAKED, .block = full_first,
-                                   .count = full};
-        if (!sc_report_alt(r, &m, NULL, NULL, &alt, NULL, NULL))
-            goto out;
-    }
     uint64_t rest = 0, first = 0;
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
@@ -320,11 +312,24 @@ bool sc_marks_leaks(struct scan_result *r)
         if (leaked && rest++ == 0)
             first = blk;
     }
-    if (rest > 0 &&
-        !sc_report(r, &(struct scan_finding){.code = SCAN_PR_BLOCKS_LEAKED, .block = first,
-                                             .count = rest},
-                   NULL, NULL))
+    /*
+     * On driver media: the extender leak and the rest; elsewhere one
+     * BLOCKS_LEAKED for both (the second finding is then dropped).
+     */
+    struct scan_finding rest_f = {.code = SCAN_PR_BLOCKS_LEAKED, .block = first, .count = rest};
+    if (full > 0) {
+        struct scan_finding m = {.code = SCAN_PR_MARK_EXTENDER_LEAK, .block = full_first,
+                                 .count = full};
+        struct scan_finding alt = {.code = SCAN_PR_BLOCKS_LEAKED,
+                                   .block = rest && first < full_first ? first : full_first,
+                                   .count = full + rest};
+        struct scan_finding drop = {.code = SC_ALT_DROP};
+        if (!sc_report_alt(r, &m, NULL, NULL, &alt, NULL, NULL) ||
+            (rest > 0 && !sc_report_alt(r, &rest_f, NULL, NULL, &drop, NULL, NULL)))
+            goto out;
+    } else if (rest > 0 && !sc_report(r, &rest_f, NULL, NULL)) {
         goto out;
+    }
 out_ok:
     ok = true;
 out:

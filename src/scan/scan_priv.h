@@ -234,6 +234,8 @@ bool sc_report(struct scan_result *r, const struct scan_finding *f, const char *
 bool sc_report_alt(struct scan_result *r, const struct scan_finding *f, const char *path,
                    const char *text, const struct scan_finding *alt, const char *alt_path,
                    const char *alt_text);
+/* An alternative that drops the provisional finding when the driver's hand is not shown. */
+#define SC_ALT_DROP UINT32_MAX
 /* Settle the provisional findings (see sc_report_alt) and drop those of code 0. */
 void sc_settle(struct scan_result *r, bool driver);
 /* How many findings of a code were made. */
@@ -301,6 +303,7 @@ enum sc_file_mode {
     SC_FILE_LIVE,     /* claim extenders and data, report every problem */
     SC_FILE_ORPHAN,   /* adopt unowned blocks for an orphan, quietly */
     SC_FILE_DELETED,  /* adopt a deleted file's leftover extenders, quietly */
+    SC_FILE_RECOVER,  /* read a deleted file's freed map into its data list, claim nothing */
 };
 
 /* Walk the extender tree of entry id. */

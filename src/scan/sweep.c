@@ -19,11 +19,13 @@
  * Then:
  *  1. entries listed by a cut-off chain block are deleted, not orphaned
  *     (their free-list record is what was cut off);
- *  2. each deleted file's probable data is found in the chain block that
- *     lists its own block: the non-zero slots just before its slot, in file
- *     order, then the previous chain block's (SPEC-§11); those still free
- *     and held by nobody else are intact; its leftover extenders (SPEC-§9.4)
- *     are adopted;
+ *  2. each deleted file's data: read from its extenders when they were
+ *     freed with their slots intact (the correct writer); otherwise, as
+ *     SPEC-§11 says of the driver, the non-zero slots just before its own
+ *     slot in the chain block listing it, in file order, then the previous
+ *     chain block's (freed extenders skipped); those still free and held by
+ *     nobody else are intact; its leftover extenders (SPEC-§9.4) are
+ *     adopted;
  *  3. orphans are linked: an orphan that another orphan's link reaches is
  *     that one's child (subtree) or sibling (left, right); the others are
  *     roots, named "/<name>", their children "/<orphan-dir>/<child>"
@@ -191,12 +193,33 @@ static bool cut_lists(struct scan_result *r, uint8_t *b)
     return true;
 }
 
-static bool collect(struct scan_result *r, uint64_t *got, uint64_t *n, uint64_t need, uint64_t s)
+/* A chain slot that lists a freed extender, not data (the correct writer frees both). */
+static bool lists_extender(struct scan_result *r, uint64_t s, uint8_t *tmp)
 {
-    (void)r;
-    if (s != 0 && *n < need)
+    return sc_read(r, s, tmp, NULL) == LANYFS_OK && tmp[0] == LANYFS_TYPE_EXT &&
+           sc_probe_extender(&r->g, r->dev_blocks, tmp);
+}
+
+static bool collect(struct scan_result *r, uint64_t *got, uint64_t *n, uint64_t need, uint64_t s,
+                    uint8_t *tmp)
+{
+    if (s != 0 && *n < need && !lists_extender(r, s, tmp))
         got[(*n)++] = s;
     return *n < need;
+}
+
+/* Count the intact blocks of a deleted entry's data list, and mark them its own. */
+static void count_intact(struct scan_result *r, struct scan_entry *x)
+{
+    x->blocks_intact = 0;
+    for (uint64_t i = 0; i < x->ndata; i++) {
+        struct scan_block *d = sc_cell(r, x->data[i]);
+        if (x->data[i] != 0 && d != NULL && d->cls == SCAN_BLK_FREE &&
+            !(d->flags & SCAN_BF_SHARED) && (d->owner == 0 || d->owner == x->id)) {
+            x->blocks_intact++;
+            d->owner = x->id;
+        }
+    }
 }
 
 /* Step 2: a deleted file's probable data (SPEC-§11). */
@@ -206,6 +229,16 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
     struct scan_entry *x = sc_entry(r, id);
     if (!lanyfs_entry_is_file(&x->e) || x->blocks_needed == 0)
         return true;
+    /* Its map survives when the extenders were freed whole: read it. */
+    if (x->e.subtree != 0 && x->e.subtree < r->dev_blocks) {
+        if (!sc_file_walk(r, id, SC_FILE_RECOVER))
+            return false;
+        x = sc_entry(r, id);
+        if (x->blocks_mapped > 0) {
+            count_intact(r, x);
+            return true;
+        }
+    }
     struct scan_block *c = sc_cell(r, x->block);
     if (c == NULL)
         return true;
@@ -217,8 +250,12 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
     if (need > (uint64_t)g->chainmax * 2)
         need = (uint64_t)g->chainmax * 2;
     uint64_t *got = malloc((size_t)need * sizeof(*got)), n = 0;
-    if (got == NULL)
+    uint8_t *tmp = malloc(g->blocksize);
+    if (got == NULL || tmp == NULL) {
+        free(got);
+        free(tmp);
         return sc_oom(r);
+    }
     if (sc_read(r, chain, b, NULL) == LANYFS_OK) {
         uint32_t k = g->chainmax;
         for (uint32_t i = 0; i < g->chainmax; i++)
@@ -228,11 +265,11 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
             }
         bool more = k < g->chainmax;
         for (uint32_t i = k; more && i-- > 0;)
-            more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i));
+            more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i), tmp);
         uint64_t prev = more && cc->cls == SCAN_BLK_CHAIN ? sc_free_prev(r, chain) : 0;
         if (prev != 0 && sc_read(r, prev, b, NULL) == LANYFS_OK)
             for (uint32_t i = g->chainmax; more && i-- > 0;)
-                more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i));
+                more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i), tmp);
     }
     x = sc_entry(r, id);
     free(x->data);
@@ -247,21 +284,44 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
             got[i] = got[n - 1 - i];
             got[n - 1 - i] = t;
         }
-        for (uint64_t i = 0; i < n; i++) {
-            struct scan_block *d = sc_cell(r, got[i]);
-            if (d != NULL && d->cls == SCAN_BLK_FREE && !(d->flags & SCAN_BF_SHARED) &&
-                d->owner == 0) {
-                x->blocks_intact++;
-                d->owner = id;
-            }
-        }
         x->data = got;
         x->ndata = n;
         got = NULL;
+        count_intact(r, x);
     }
     free(got);
+    free(tmp);
     if (x->e.subtree != 0)
         return sc_file_walk(r, id, SC_FILE_DELETED);
+    return true;
+}
+
+/*
+ * A link from an orphan to a live leaf: the leaf sits in a dropped tree as
+ * well, as a failed rename leaves it (marks.c decides).
+ */
+static bool twice_from_orphan(struct scan_result *r, uint32_t id)
+{
+    struct scan_entry *x = sc_entry(r, id);
+    uint64_t links[3] = {x->e.left, x->e.right, lanyfs_entry_is_dir(&x->e) ? x->e.subtree : 0};
+    for (int j = 0; j < 3; j++) {
+        struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
+        if (t == NULL || (t->cls != SCAN_BLK_DIR && t->cls != SCAN_BLK_FILE))
+            continue;
+        struct scan_entry *te = sc_entry(r, t->owner);
+        if (te == NULL || te->state != SCAN_ENTRY_LIVE || te->e.left != 0 || te->e.right != 0)
+            continue;
+        x = sc_entry(r, id);
+        uint32_t dir = j == 2 ? id : x->parent;
+        struct scan_entry *d = sc_entry(r, dir);
+        char *p = sc_path_join(d ? d->path : NULL, te->e.name, te->e.name_len);
+        if (p == NULL)
+            return sc_oom(r);
+        bool ok = sc_mark_reached_twice(r, te->id, dir, p, x->block);
+        free(p);
+        if (!ok)
+            return false;
+    }
     return true;
 }
 
@@ -338,6 +398,9 @@ static bool link_orphans(struct scan_result *r)
         if (x->state != SCAN_ENTRY_ORPHAN)
             continue;
         uint32_t id = x->id;
+        if (!twice_from_orphan(r, id))
+            return false;
+        x = &r->entries[i];
         if (lanyfs_entry_is_file(&r->entries[i].e) && !sc_file_walk(r, id, SC_FILE_ORPHAN))
             return false;
     }
