@@ -1,0 +1,673 @@
+/*
+ * test_scan.c -- libcheck unit tests of the scanner (scan.h), walker by walker.
+ *
+ *  - table: the catalogue is sorted and unique (scan_problem_table_verify),
+ *    every row can be looked up and its message filled;
+ *  - messages: scan_finding_message fills every {field};
+ *  - super: field checks, geometry inference at every geometry, the
+ *    reference corpus;
+ *  - tree: entries and paths of a healthy tree, a degenerate tree 3000
+ *    deep, cycles, every block accounted for;
+ *  - files: data lists against the fixture's own map, holes, sharing;
+ *  - free list: the real free count, classes of chain and free blocks;
+ *  - sweep: a deleted file's data found in the free list (SPEC-§11),
+ *    orphans with their paths;
+ *  - counters and marks: the writers' images (both modes, through the core
+ *    writer), a torn counter;
+ *  - progress, cancel, summary, and random damage that must never crash.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scan.h"
+#include "unit.h"
+#include "writer.h"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static struct scan_result *scan_path(const char *path)
+{
+    struct scan_result *r = NULL;
+    struct lanyfs_error err;
+    enum lanyfs_err rc = scan_image(path, NULL, &r, &err);
+    ck_assert_msg(rc == LANYFS_OK, "scan of %s failed: %s", path, err.msg);
+    return r;
+}
+
+/* Save the fixture (with its free list unless raw), scan it, remove the file. */
+static struct scan_result *scan_fx(struct fx *fx, bool raw)
+{
+    char *path = u_tmpname();
+    ck_assert_int_eq(raw ? fx_write(fx, path) : fx_save(fx, path), 0);
+    struct scan_result *r = scan_path(path);
+    unlink(path);
+    free(path);
+    return r;
+}
+
+static size_t count_code(const struct scan_result *r, uint32_t code)
+{
+    const struct scan_finding *f;
+    size_t n = scan_findings(r, &f), c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += f[i].code == code;
+    return c;
+}
+
+static const struct scan_entry *by_path(const struct scan_result *r, const char *path)
+{
+    const struct scan_entry *e;
+    size_t n = scan_entries(r, &e);
+    for (size_t i = 0; i < n; i++)
+        if (e[i].path != NULL && strcmp(e[i].path, path) == 0)
+            return &e[i];
+    return NULL;
+}
+
+/* Nothing above info; print the offenders. */
+static void assert_clean(const struct scan_result *r, const char *what)
+{
+    const struct scan_finding *f;
+    size_t n = scan_findings(r, &f);
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_problem_info *p = scan_problem_lookup(f[i].code);
+        ck_assert_ptr_nonnull(p);
+        if (p->severity != SCAN_SEV_INFO) {
+            char *m = scan_finding_message(&f[i]);
+            ck_abort_msg("%s: unexpected %s: %s", what, p->name, m);
+        }
+    }
+}
+
+/* The small tree every test starts from. */
+struct tree {
+    struct fx *fx;
+    uint64_t docs, one, a, b;
+};
+
+static struct tree small(unsigned bits, unsigned alen, uint64_t blocks)
+{
+    struct tree t;
+    uint8_t data[5 * 4096];
+    fx_pattern(data, sizeof(data), 5);
+    t.fx = fx_new(bits, alen, blocks);
+    ck_assert_ptr_nonnull(t.fx);
+    uint32_t bs = fx_blocksize(t.fx);
+    t.docs = fx_mkdir(t.fx, fx_root(t.fx), "docs");
+    t.one = fx_file(t.fx, t.docs, "one.txt", data, 10);
+    t.a = fx_file(t.fx, fx_root(t.fx), "a.txt", data, bs);
+    t.b = fx_file(t.fx, fx_root(t.fx), "b.bin", data, 5 * bs - 1);
+    ck_assert(t.docs && t.one && t.a && t.b);
+    return t;
+}
+
+/* ---- table and messages --------------------------------------------------- */
+
+START_TEST(table_sorted)
+{
+    ck_assert_uint_eq(scan_problem_table_verify(), 0);
+    size_t n;
+    const struct scan_problem_info *t = scan_problem_table(&n);
+    ck_assert_uint_gt(n, 60);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_ptr_eq(scan_problem_lookup(t[i].code), &t[i]);
+        for (size_t j = i + 1; j < n; j++)
+            ck_assert_str_ne(t[i].name, t[j].name);
+        ck_assert_uint_eq(t[i].code >> 16, t[i].code >> 16 & 0xff);
+        struct scan_finding f = {.code = t[i].code, .path = "/p", .text = "t"};
+        char *m = scan_finding_message(&f);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_msg(strchr(m, '{') == NULL, "%s: unfilled field in '%s'", t[i].name, m);
+        free(m);
+        if (t[i].code >> 16 == SCAN_PASS_DRIVER)
+            ck_assert_msg(t[i].flags & SCAN_PF_DRIVER, "%s lacks SCAN_PF_DRIVER", t[i].name);
+    }
+    ck_assert_ptr_null(scan_problem_lookup(0x7fffff));
+    ck_assert_str_eq(scan_severity_name(SCAN_SEV_CRITICAL), "critical");
+}
+END_TEST
+
+START_TEST(message_fields)
+{
+    struct scan_finding f = {.code = SCAN_PR_TREE_PTR_TYPE, .block = 12, .block2 = 34,
+                             .value = 0x80, .path = "/a/b"};
+    char *m = scan_finding_message(&f);
+    ck_assert_str_eq(m, "/a/b: block 12 links to block 34 of type 0x80, which is no entry");
+    free(m);
+    f = (struct scan_finding){.code = SCAN_PR_FILE_SIZE_UNMAPPED, .value = 1000, .count = 2,
+                              .count2 = 1};
+    m = scan_finding_message(&f);
+    ck_assert_str_eq(m, "(unknown): size 1000 needs 2 blocks, the tree maps 1");
+    free(m);
+    f = (struct scan_finding){.code = SCAN_PR_SB_BAD_MAGIC, .value = 0x12345678};
+    m = scan_finding_message(&f);
+    ck_assert(u_contains(m, "0x12345678"));
+    free(m);
+    f = (struct scan_finding){.code = 0x7fffff};
+    m = scan_finding_message(&f);
+    ck_assert(u_contains(m, "unknown"));
+    free(m);
+    ck_assert_str_eq(scan_class_name(SCAN_BLK_ORPHAN_EXT), "orphan-extender");
+    ck_assert_str_eq(scan_class_name(SCAN_BLK_CLASSES), "invalid");
+    ck_assert_str_eq(scan_entry_state_name(SCAN_ENTRY_DELETED), "deleted");
+}
+END_TEST
+
+/* ---- superblock and inference ------------------------------------------- */
+
+START_TEST(super_clean_and_fields)
+{
+    struct tree t = small(9, 4, 300);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_finding *f;
+    ck_assert_uint_eq(scan_findings(r, &f), 0);
+    ck_assert(!scan_geom_inferred(r));
+    ck_assert_uint_eq(scan_block_count(r), 300);
+    ck_assert_uint_eq(scan_geom(r)->blocksize, 512);
+    scan_result_free(r);
+
+    fx_freelist(t.fx);
+    uint8_t *sb = fx_block(t.fx, 0);
+    sb[0] = 0xd1;                                          /* SB_BAD_TYPE */
+    sb[LANYFS_SB_MAJOR] = 2;                               /* SB_VERSION */
+    sb[LANYFS_SB_CREATED + LANYFS_TS_MONTH] = 13;          /* SB_TIME_INVALID */
+    memset(sb + LANYFS_SB_LABEL, 'L', 256);                /* SB_LABEL_NO_NUL */
+    lanyfs_put64(sb + LANYFS_SB_BADBLOCKS, 5000);          /* SB_BADBLOCKS_RANGE */
+    r = scan_fx(t.fx, true);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_BAD_TYPE), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_VERSION), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_TIME_INVALID), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_LABEL_NO_NUL), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_BADBLOCKS_RANGE), 1);
+    ck_assert_ptr_nonnull(by_path(r, "/docs/one.txt"));
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* Break the magic at every geometry: the scan infers it and finds the same tree. */
+START_TEST(infer_every_geometry)
+{
+    U_FOR_GEOMETRIES(bits, alen)
+    {
+        uint64_t blocks = 300;
+        if (alen == 1)
+            blocks = 250;
+        struct tree t = small(bits, alen, blocks);
+        fx_freelist(t.fx);
+        lanyfs_put32(fx_block(t.fx, 0) + LANYFS_SB_MAGIC, 0);
+        fx_block(t.fx, 0)[LANYFS_SB_BLOCKBITS] = 0; /* no hint from the superblock */
+        fx_block(t.fx, 0)[LANYFS_SB_ADDRLEN] = 0;
+        struct scan_result *r = scan_fx(t.fx, true);
+        ck_assert_msg(scan_geom_inferred(r), "%u:%u not inferred", bits, alen);
+        ck_assert_msg(scan_geom(r)->blockbits == bits && scan_geom(r)->addrlen == alen,
+                      "%u:%u inferred as %u:%u", bits, alen, scan_geom(r)->blockbits,
+                      scan_geom(r)->addrlen);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_SB_BAD_MAGIC), 1);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 1);
+        const struct scan_entry *b = by_path(r, "/b.bin");
+        ck_assert_msg(b != NULL && b->state == SCAN_ENTRY_LIVE, "%u:%u: /b.bin lost", bits, alen);
+        ck_assert_uint_eq(b->blocks_mapped, 5);
+        struct scan_summary s;
+        scan_summarize(r, &s);
+        ck_assert_uint_eq(s.by_class[SCAN_BLK_LEAKED] + s.by_class[SCAN_BLK_UNKNOWN], 0);
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
+
+START_TEST(corpus_images)
+{
+    const char *dir = u_corpus();
+    if (dir == NULL)
+        return;
+    const char *names[] = {"b512-a8", "b512-a16", "b512-a32", "b1024-a24", "b2048-a32",
+                           "b4096-a32", "b512-a8-capped", "b1024-overhead", "b4096-a64"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%s.img", dir, names[i]);
+        struct scan_result *r = scan_path(path);
+        if (strcmp(names[i], "b4096-a64") == 0) {
+            ck_assert_uint_eq(count_code(r, SCAN_PR_SB_BLOCKS_SMALL), 1);
+            ck_assert_uint_eq(scan_block_count(r), 512);
+        } else {
+            assert_clean(r, names[i]);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_FORMATTER_CHAIN_TYPE), 1);
+        }
+        ck_assert_ptr_nonnull(by_path(r, "/"));
+        scan_result_free(r);
+    }
+}
+END_TEST
+
+/* ---- trees ------------------------------------------------------------------ */
+
+START_TEST(tree_paths_and_accounting)
+{
+    struct tree t = small(10, 3, 400);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_entry *one = by_path(r, "/docs/one.txt");
+    ck_assert_ptr_nonnull(one);
+    ck_assert_uint_eq(one->block, t.one);
+    ck_assert_uint_eq(one->parent, by_path(r, "/docs")->id);
+    ck_assert_ptr_eq(scan_entry_by_id(r, one->id), one);
+    ck_assert_ptr_null(scan_entry_by_id(r, 0));
+    const struct scan_block *m = scan_blocks(r);
+    ck_assert_uint_eq(m[0].cls, SCAN_BLK_SUPER);
+    ck_assert_uint_eq(m[t.docs].cls, SCAN_BLK_DIR);
+    ck_assert_uint_eq(m[t.a].cls, SCAN_BLK_FILE);
+    ck_assert_uint_eq(m[fx_get_subtree(t.fx, t.a)].cls, SCAN_BLK_EXTENDER);
+    struct scan_summary s;
+    scan_summarize(r, &s);
+    ck_assert_uint_eq(s.dirs, 2);
+    ck_assert_uint_eq(s.files, 3);
+    uint64_t sum = 0;
+    for (int c = 0; c < SCAN_BLK_CLASSES; c++)
+        sum += s.by_class[c];
+    ck_assert_uint_eq(sum, 400);
+    ck_assert_uint_eq(s.by_class[SCAN_BLK_UNKNOWN] + s.by_class[SCAN_BLK_LEAKED], 0);
+    ck_assert_uint_eq(s.free_listed, s.by_class[SCAN_BLK_CHAIN] + s.by_class[SCAN_BLK_FREE]);
+    ck_assert_int_eq(s.worst, SCAN_SEV_INFO);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* 3000 siblings in one degenerate line: deep trees live on the heap, not the C stack. */
+START_TEST(tree_degenerate_deep)
+{
+    struct fx *fx = fx_new(9, 2, 3200);
+    ck_assert_ptr_nonnull(fx);
+    uint64_t prev = 0;
+    for (int i = 0; i < 3000; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "n%05d", i);
+        uint64_t e = fx_entry_new(fx, LANYFS_TYPE_FILE, name, strlen(name));
+        ck_assert_uint_ne(e, 0);
+        if (prev == 0)
+            fx_set_subtree(fx, fx_root(fx), e);
+        else
+            fx_set_left(fx, prev, e); /* greater names go left */
+        prev = e;
+    }
+    struct scan_result *r = scan_fx(fx, false);
+    struct scan_summary s;
+    scan_summarize(r, &s);
+    ck_assert_uint_eq(s.files, 3000);
+    assert_clean(r, "degenerate tree");
+    scan_result_free(r);
+    /* Close the line into a cycle: found once, walk ends. */
+    fx_set_left(fx, prev, fx_get_subtree(fx, fx_root(fx)));
+    r = scan_fx(fx, false);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_TREE_CYCLE), 1);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
+/* ---- files ------------------------------------------------------------------ */
+
+START_TEST(files_data_lists)
+{
+    struct fx *fx = fx_new(9, 8, 600);
+    static uint8_t data[200 * 512];
+    fx_pattern(data, sizeof(data), 1);
+    uint64_t f = fx_file(fx, fx_root(fx), "big", data, sizeof(data) - 7);
+    ck_assert_uint_ne(f, 0);
+    struct scan_result *r = scan_fx(fx, false);
+    const struct scan_entry *e = by_path(r, "/big");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->blocks_needed, 200);
+    ck_assert_uint_eq(e->blocks_mapped, 200);
+    ck_assert_uint_eq(e->blocks_intact, 200);
+    ck_assert_uint_eq(e->ndata, 200);
+    for (uint64_t i = 0; i < 200; i++) {
+        U_EQ(e->data[i], fx_file_dblk(fx, f, i, NULL, NULL));
+        U_EQ(scan_blocks(r)[e->data[i]].cls, SCAN_BLK_DATA);
+        U_EQ(scan_blocks(r)[e->data[i]].index, i);
+    }
+    assert_clean(r, "big file");
+    scan_result_free(r);
+    /* A hole: slot 3 of the first level-0 extender cleared (its block leaks). */
+    uint64_t ext;
+    uint32_t slot;
+    fx_file_dblk(fx, f, 3, &ext, &slot);
+    fx_ext_set_slot(fx, ext, slot, 0);
+    r = scan_fx(fx, false);
+    e = by_path(r, "/big");
+    ck_assert_uint_eq(e->blocks_mapped, 199);
+    ck_assert_uint_eq(e->data[3], 0);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_FILE_HOLES), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 1);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
+START_TEST(files_shared_block)
+{
+    struct tree t = small(9, 4, 300);
+    fx_ext_set_slot(t.fx, fx_get_subtree(t.fx, t.b), 2, fx_file_dblk(t.fx, t.a, 0, NULL, NULL));
+    struct scan_result *r = scan_fx(t.fx, false);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCK_SHARED), 1);
+    const struct scan_entry *b = by_path(r, "/b.bin");
+    ck_assert_uint_eq(b->blocks_mapped, 5);
+    ck_assert_uint_eq(b->blocks_intact, 4);
+    ck_assert(scan_blocks(r)[fx_file_dblk(t.fx, t.a, 0, NULL, NULL)].flags & SCAN_BF_SHARED);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* ---- free list ---------------------------------------------------------------- */
+
+START_TEST(free_list_counts)
+{
+    struct tree t = small(9, 4, 900);
+    uint64_t chains = fx_freelist(t.fx);
+    struct lanyfs_super sb;
+    fx_super_get(t.fx, &sb);
+    struct scan_result *r = scan_fx(t.fx, true);
+    struct scan_summary s;
+    scan_summarize(r, &s);
+    ck_assert_uint_eq(s.by_class[SCAN_BLK_CHAIN], chains);
+    ck_assert_uint_eq(s.free_listed, sb.freeblocks);
+    ck_assert_uint_eq(s.by_class[SCAN_BLK_FREE] + chains, sb.freeblocks);
+    assert_clean(r, "free list");
+    scan_result_free(r);
+    /* Listed twice: reported, and counted once. */
+    uint8_t *c = fx_block(t.fx, sb.freehead);
+    lanyfs_chain_set_slot(fx_geom(t.fx), c, 1, lanyfs_chain_slot(fx_geom(t.fx), c, 0));
+    r = scan_fx(t.fx, true);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_FREE_LISTED_TWICE), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_FREEBLOCKS_WRONG), 1);
+    scan_summarize(r, &s);
+    ck_assert_uint_eq(s.free_listed, sb.freeblocks - 1);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* ---- the writers: deleted entries, marks -------------------------------------- */
+
+/* Format a 1 MiB image and mount it with the given writer. */
+static struct lanyfs_writer *writer_image(const char *path, enum lanyfs_write_mode mode,
+                                          bool compat, struct lanyfs_fs **fs)
+{
+    struct lanyfs_image *img;
+    struct lanyfs_error err;
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(ftruncate(fileno(f), 1 << 20), 0);
+    fclose(f);
+    ck_assert_int_eq(lanyfs_image_open(path, LANYFS_IMAGE_RDWR, &img, &err), LANYFS_OK);
+    struct lanyfs_ts now;
+    lanyfs_ts_from_time(&now, FX_TIME_EPOCH, 0, 0);
+    struct lanyfs_format_opts o = {.blockbits = 9, .addrlen = 4, .label = "t", .label_len = 1,
+                                   .compat2012 = compat, .now = &now};
+    ck_assert_int_eq(lanyfs_format(img, &o, &err), LANYFS_OK);
+    lanyfs_image_close(img);
+    ck_assert_int_eq(lanyfs_fs_open(path, LANYFS_OPEN_RDWR, fs, &err), LANYFS_OK);
+    struct lanyfs_writer *w;
+    ck_assert_msg(lanyfs_writer_mount(*fs, mode, &w, &err) == LANYFS_OK, "%s", err.msg);
+    lanyfs_writer_set_time(w, &now);
+    return w;
+}
+
+static void unmount(struct lanyfs_writer *w, struct lanyfs_fs *fs)
+{
+    struct lanyfs_error err;
+    ck_assert_msg(lanyfs_writer_unmount(w, &err) == LANYFS_OK, "%s", err.msg);
+    lanyfs_fs_close(fs);
+}
+
+START_TEST(sweep_deleted_file)
+{
+    char *path = u_tmpname();
+    struct lanyfs_fs *fs;
+    struct lanyfs_error err;
+    static uint8_t data[20 * 512];
+    fx_pattern(data, sizeof(data), 3);
+    struct lanyfs_writer *w = writer_image(path, LANYFS_WRITE_CORRECT, false, &fs);
+    ck_assert_int_eq(lanyfs_writer_mkdir(w, "/d", &err), LANYFS_OK);
+    ck_assert_int_eq(lanyfs_writer_put(w, "/d/gone.bin", data, sizeof(data), NULL, &err),
+                     LANYFS_OK);
+    unmount(w, fs);
+    struct scan_result *r = scan_path(path);
+    const struct scan_entry *live = by_path(r, "/d/gone.bin");
+    ck_assert_ptr_nonnull(live);
+    uint64_t blocks[20];
+    ck_assert_uint_eq(live->ndata, 20);
+    memcpy(blocks, live->data, sizeof(blocks));
+    scan_result_free(r);
+
+    ck_assert_int_eq(lanyfs_fs_open(path, LANYFS_OPEN_RDWR, &fs, &err), LANYFS_OK);
+    ck_assert_int_eq(lanyfs_writer_mount(fs, LANYFS_WRITE_CORRECT, &w, &err), LANYFS_OK);
+    ck_assert_int_eq(lanyfs_writer_unlink(w, "/d/gone.bin", &err), LANYFS_OK);
+    unmount(w, fs);
+    r = scan_path(path);
+    assert_clean(r, "after rm");
+    ck_assert_uint_eq(count_code(r, SCAN_PR_DELETED_ENTRY), 1);
+    const struct scan_entry *e;
+    size_t n = scan_entries(r, &e);
+    const struct scan_entry *del = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (e[i].state == SCAN_ENTRY_DELETED)
+            del = &e[i];
+    ck_assert_ptr_nonnull(del);
+    ck_assert_str_eq(del->path, "/gone.bin");
+    ck_assert_uint_eq(del->blocks_needed, 20);
+    ck_assert_uint_eq(del->blocks_intact, 20);
+    ck_assert_uint_eq(del->ndata, 20);
+    for (int i = 0; i < 20; i++)
+        U_EQ(del->data[i], blocks[i]);
+    ck_assert_uint_eq(scan_blocks(r)[del->block].cls, SCAN_BLK_DELETED);
+    scan_result_free(r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(sweep_orphans)
+{
+    struct tree t = small(9, 4, 300);
+    uint8_t data[700];
+    fx_pattern(data, sizeof(data), 2);
+    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
+    ck_assert_uint_ne(fx_file(t.fx, lost, "in.txt", data, sizeof(data)), 0);
+    ck_assert_uint_ne(fx_mkdir(t.fx, lost, "deeper"), 0);
+    fx_set_subtree(t.fx, t.docs, 0); /* one.txt and lost drop out */
+    struct scan_result *r = scan_fx(t.fx, false);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_ORPHAN_ENTRY), 2); /* /one.txt and /lost */
+    const struct scan_entry *in = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(in);
+    ck_assert_int_eq(in->state, SCAN_ENTRY_ORPHAN);
+    ck_assert_uint_eq(in->parent, by_path(r, "/lost")->id);
+    ck_assert_uint_eq(in->blocks_mapped, 2);
+    ck_assert_ptr_nonnull(by_path(r, "/lost/deeper"));
+    ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 0);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+START_TEST(marks_driver_writer)
+{
+    char *path = u_tmpname();
+    struct lanyfs_fs *fs;
+    struct lanyfs_error err;
+    static uint8_t data[300 * 512];
+    fx_pattern(data, sizeof(data), 4);
+    for (int compat = 0; compat < 2; compat++) {
+        struct lanyfs_writer *w = writer_image(path, LANYFS_WRITE_DRIVER2012, compat, &fs);
+        ck_assert_int_eq(lanyfs_writer_mkdir(w, "/d", &err), LANYFS_OK);
+        ck_assert_int_eq(lanyfs_writer_put(w, "/d/f", data, 40 * 512, NULL, &err), LANYFS_OK);
+        ck_assert_int_eq(lanyfs_writer_put(w, "/g", data, 100 * 512, NULL, &err), LANYFS_OK);
+        unmount(w, fs);
+        ck_assert_int_eq(lanyfs_fs_open(path, LANYFS_OPEN_RDWR, &fs, &err), LANYFS_OK);
+        ck_assert_int_eq(lanyfs_writer_mount(fs, LANYFS_WRITE_DRIVER2012, &w, &err), LANYFS_OK);
+        ck_assert_int_eq(lanyfs_writer_unlink(w, "/d/f", &err), LANYFS_OK);
+        ck_assert_int_eq(lanyfs_writer_unlink(w, "/g", &err), LANYFS_OK);
+        unmount(w, fs);
+        struct scan_result *r = scan_path(path);
+        const struct scan_finding *f;
+        size_t n = scan_findings(r, &f);
+        for (size_t i = 0; i < n; i++) {
+            const struct scan_problem_info *p = scan_problem_lookup(f[i].code);
+            ck_assert_msg(p->severity == SCAN_SEV_INFO || (p->flags & SCAN_PF_DRIVER),
+                          "driver image: %s", p->name);
+        }
+        ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_EXTENDER_LEAK), 1);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_DELETED_ENTRY), 2);
+        if (compat)
+            ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_LAST_SLOT_LEAK), 1);
+        ck_assert_uint_ge(count_code(r, SCAN_PR_MARK_FREELIST_CUT) +
+                              count_code(r, SCAN_PR_MARK_UNCOUNTED_PUSH),
+                          1);
+        struct scan_summary s;
+        scan_summarize(r, &s);
+        ck_assert_uint_eq(s.by_class[SCAN_BLK_ORPHAN_EXT], 2);
+        const struct scan_block *m = scan_blocks(r);
+        for (uint64_t b = 0; b < scan_block_count(r); b++)
+            if (m[b].cls == SCAN_BLK_LEAKED || m[b].cls == SCAN_BLK_ORPHAN_EXT)
+                U_ASSERT(m[b].flags & SCAN_BF_DRIVER, "block %llu leaked without a mark",
+                         (unsigned long long)b);
+        scan_result_free(r);
+    }
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+START_TEST(counters_torn_chain)
+{
+    struct tree t = small(9, 4, 300);
+    fx_freelist(t.fx);
+    struct lanyfs_super sb;
+    fx_super_get(t.fx, &sb);
+    const struct lanyfs_geom *g = fx_geom(t.fx);
+    uint8_t *c = fx_block(t.fx, sb.freehead);
+    uint64_t s0 = lanyfs_chain_slot(g, c, 0), s1 = lanyfs_chain_slot(g, c, 1);
+    lanyfs_chain_set_slot(g, c, 0, s1);
+    lanyfs_chain_set_slot(g, c, 1, s0);
+    /* Two slots off the fixture's rising run: a formatter block needs 1 + 2 writes. */
+    lanyfs_put16(c + LANYFS_HDR_WRCNT, 3);
+    struct scan_result *r = scan_fx(t.fx, true);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_TORN_CHAIN_COUNTER), 0);
+    scan_result_free(r);
+    lanyfs_put16(c + LANYFS_HDR_WRCNT, 1);
+    r = scan_fx(t.fx, true);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_TORN_CHAIN_COUNTER), 1);
+    ck_assert(scan_blocks(r)[sb.freehead].flags & SCAN_BF_TORN);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* ---- progress, cancel, robustness ------------------------------------------ */
+
+struct prog {
+    unsigned seen;       /* bit per phase */
+    int cancel_at;       /* phase at which to cancel, -1 never */
+    volatile int *flag;  /* the cancel flag */
+};
+
+static void on_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
+{
+    struct prog *p = ctx;
+    p->seen |= 1u << phase;
+    ck_assert(total == 0 || done <= total);
+    if ((int)phase == p->cancel_at)
+        *p->flag = 1;
+}
+
+START_TEST(progress_and_cancel)
+{
+    struct tree t = small(9, 4, 300);
+    char *path = u_tmpname();
+    ck_assert_int_eq(fx_save(t.fx, path), 0);
+    volatile int flag = 0;
+    struct prog p = {0, -1, &flag};
+    struct scan_opts o = {on_progress, &p, &flag};
+    struct scan_result *r;
+    struct lanyfs_error err;
+    ck_assert_int_eq(scan_image(path, &o, &r, &err), LANYFS_OK);
+    for (int ph = SCAN_PHASE_SUPER; ph <= SCAN_PHASE_DONE; ph++)
+        ck_assert_msg(p.seen & (1u << ph), "phase %d never reported", ph);
+    scan_result_free(r);
+    for (int ph = SCAN_PHASE_SUPER; ph < SCAN_PHASE_DONE; ph++) {
+        flag = 0;
+        p = (struct prog){0, ph, &flag};
+        r = (struct scan_result *)1;
+        ck_assert_int_eq(scan_image(path, &o, &r, &err), LANYFS_E_INVAL);
+        ck_assert_ptr_null(r);
+        ck_assert(u_contains(err.msg, "cancel"));
+    }
+    ck_assert_int_ne(scan_image("/nonexistent/image", NULL, &r, &err), LANYFS_OK);
+    unlink(path);
+    free(path);
+    fx_free(t.fx);
+}
+END_TEST
+
+/* Random bytes over the used part of small images: never a failed scan, never a crash. */
+START_TEST(random_damage)
+{
+    struct u_rng rng = {42};
+    for (int round = 0; round < 120; round++) {
+        unsigned bits = 9 + (unsigned)u_below(&rng, 4), alen = 1 + (unsigned)u_below(&rng, 8);
+        struct tree t = small(bits, alen, 64 + u_below(&rng, 100));
+        fx_freelist(t.fx);
+        size_t len = fx_image_size(t.fx);
+        uint8_t *img = fx_image(t.fx);
+        int hits = 1 + (int)u_below(&rng, 40);
+        for (int h = 0; h < hits; h++) {
+            size_t at = (size_t)u_below(&rng, len < 8 * 4096 ? len : 8 * 4096);
+            img[at] = (uint8_t)u_rand(&rng);
+        }
+        struct scan_result *r = scan_fx(t.fx, true);
+        struct scan_summary s;
+        scan_summarize(r, &s);
+        const struct scan_finding *f;
+        size_t n = scan_findings(r, &f);
+        for (size_t i = 0; i < n; i++) {
+            char *m = scan_finding_message(&f[i]);
+            U_ASSERT(m != NULL, "no message");
+            free(m);
+        }
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
+
+static Suite *make(void)
+{
+    Suite *s = suite_create("scan");
+    TCase *tc = tcase_create("scan");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, table_sorted);
+    tcase_add_test(tc, message_fields);
+    tcase_add_test(tc, super_clean_and_fields);
+    tcase_add_test(tc, infer_every_geometry);
+    tcase_add_test(tc, corpus_images);
+    tcase_add_test(tc, tree_paths_and_accounting);
+    tcase_add_test(tc, tree_degenerate_deep);
+    tcase_add_test(tc, files_data_lists);
+    tcase_add_test(tc, files_shared_block);
+    tcase_add_test(tc, free_list_counts);
+    tcase_add_test(tc, sweep_deleted_file);
+    tcase_add_test(tc, sweep_orphans);
+    tcase_add_test(tc, marks_driver_writer);
+    tcase_add_test(tc, counters_torn_chain);
+    tcase_add_test(tc, progress_and_cancel);
+    tcase_add_test(tc, random_damage);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+U_MAIN(make)
