@@ -1,0 +1,313 @@
+/*
+ * rescue-smoke.c -- the application's smoke test (rescue-smoke.h).
+ *
+ * The test is a little state machine on the main loop: each step changes
+ * what the window shows, then waits (polling every 50 ms) until the
+ * details pane has finished reading and a few frames have been drawn,
+ * then checks and photographs.  Nothing here reaches into a view further
+ * than its public functions and the window's private header.
+ */
+#define G_LOG_DOMAIN "rescue-smoke"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "lanyfs.h"
+#include "rescue-block-map.h"
+#include "rescue-smoke.h"
+#include "rescue-window-private.h"
+
+#define WATCHDOG_SECONDS 120
+#define SETTLE_MS 400
+
+typedef enum {
+    STEP_FILES,
+    STEP_FINDINGS,
+    STEP_MAP,
+    STEP_SEARCH,
+    STEP_EXPORT,
+    STEP_DONE,
+} Step;
+
+typedef struct {
+    RescueWindow *window;             /* owned reference */
+    char *folder;                     /* where screenshots go (owned) */
+    char *image;                      /* what to scan (owned) */
+    void (*done)(int status, gpointer user_data);
+    gpointer user_data;
+    Step step;                        /* the step being settled */
+    guint failures;                   /* checks that failed */
+    guint watchdog;                   /* source id */
+    guint poll;                       /* source id */
+    gint64 settle_since;              /* when the step's changes were made */
+    RescueStallMeter *drive_stall;    /* main-loop lateness while the views are driven */
+    guint frames;                     /* frames drawn before the scan starts */
+} Smoke;
+
+static void check(Smoke *s, gboolean ok, const char *what)
+{
+    g_print("%s: %s\n", ok ? "ok" : "FAIL", what);
+    if (!ok)
+        s->failures++;
+}
+
+static void finish(Smoke *s, int status)
+{
+    if (s->watchdog != 0)
+        g_source_remove(s->watchdog);
+    if (s->poll != 0)
+        g_source_remove(s->poll);
+    s->watchdog = s->poll = 0;
+    if (s->drive_stall != NULL) {
+        g_print("stall-while-driving-ms: %.1f\n",
+                rescue_stall_meter_get_max(s->drive_stall) / 1000.0);
+        rescue_stall_meter_free(s->drive_stall);
+    }
+    g_print("smoke-test: %s\n", status == 0 ? "passed" : "FAILED");
+    s->done(status, s->user_data);
+    g_object_unref(s->window);
+    g_free(s->folder);
+    g_free(s->image);
+    g_free(s);
+}
+
+static gboolean on_watchdog(gpointer user_data)
+{
+    Smoke *s = user_data;
+
+    s->watchdog = 0;
+    g_print("FAIL: the smoke test did not finish within %d seconds\n", WATCHDOG_SECONDS);
+    finish(s, 1);
+    return G_SOURCE_REMOVE;
+}
+
+static gboolean screenshot(Smoke *s, const char *name)
+{
+    GtkWidget *widget = GTK_WIDGET(s->window);
+    int w = gtk_widget_get_width(widget);
+    int h = gtk_widget_get_height(widget);
+    g_autoptr(GdkPaintable) paintable = NULL;
+    GtkSnapshot *snapshot;
+    g_autoptr(GskRenderNode) node = NULL;
+    g_autoptr(GdkTexture) texture = NULL;
+    GskRenderer *renderer;
+    g_autofree char *file = NULL;
+    g_autofree char *path = NULL;
+
+    if (w <= 0 || h <= 0)
+        return FALSE;
+    paintable = gtk_widget_paintable_new(widget);
+    snapshot = gtk_snapshot_new();
+    gdk_paintable_snapshot(paintable, snapshot, w, h);
+    node = gtk_snapshot_free_to_node(snapshot);
+    renderer = gtk_native_get_renderer(GTK_NATIVE(s->window));
+    if (node == NULL || renderer == NULL)
+        return FALSE;
+    texture = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, w, h));
+    file = g_strdup_printf("rescue-%s.png", name);
+    path = g_build_filename(s->folder, file, NULL);
+    if (!gdk_texture_save_to_png(texture, path))
+        return FALSE;
+    g_print("screenshot: %s (%dx%d)\n", path, w, h);
+    /* Rendering and saving the picture is the test's work, not a stall of the window. */
+    if (s->drive_stall != NULL)
+        rescue_stall_meter_forgive(s->drive_stall);
+    return TRUE;
+}
+
+/* The first live file with data, else the first entry; 0 when there is none. */
+static guint32 pick_entry(RescueData *data)
+{
+    for (guint32 id = 1; id <= rescue_data_get_n_entries(data); id++) {
+        const RescueEntryInfo *e = rescue_data_get_entry(data, id);
+        if (e->state == SCAN_ENTRY_LIVE && e->type == LANYFS_TYPE_FILE && e->size > 0 &&
+            e->parent != 0)
+            return id;
+    }
+    return rescue_data_get_n_entries(data) > 1 ? 2 : 0;
+}
+
+/* A data block, else the first block past the superblock. */
+static guint64 pick_block(RescueData *data)
+{
+    guint64 n = rescue_data_get_n_blocks(data);
+
+    for (guint64 b = 0; b < n; b++)
+        if (rescue_data_get_block(data, b)->cls == SCAN_BLK_DATA)
+            return b;
+    return n > 1 ? 1 : 0;
+}
+
+static void begin_step(Smoke *s);
+
+static gboolean poll_settled(gpointer user_data)
+{
+    Smoke *s = user_data;
+    RescueWindow *win = s->window;
+
+    if (rescue_details_pane_get_loading(win->details_pane) ||
+        rescue_files_view_get_pending(win->files_view) ||
+        g_get_monotonic_time() - s->settle_since < SETTLE_MS * 1000)
+        return G_SOURCE_CONTINUE;
+    s->poll = 0;
+
+    switch (s->step) {
+    case STEP_FILES:
+        check(s, rescue_files_view_get_n_rows(win->files_view) > 0 ||
+                     rescue_data_get_n_entries(win->data) <= 1,
+              "the files view shows rows");
+        check(s, screenshot(s, "files"), "screenshot of the files view");
+        break;
+    case STEP_FINDINGS:
+        check(s, rescue_findings_view_get_n_rows(win->findings_view) ==
+                     rescue_data_get_n_findings(win->data),
+              "the findings view shows every finding");
+        check(s, screenshot(s, "findings"), "screenshot of the findings view");
+        break;
+    case STEP_MAP:
+        check(s, rescue_data_get_n_blocks(win->data) > 0 &&
+                     rescue_block_map_get_selected(rescue_map_view_get_map(win->map_view)) !=
+                         RESCUE_NO_BLOCK,
+              "the block map shows blocks and selects one");
+        check(s, screenshot(s, "map"), "screenshot of the block map");
+        break;
+    case STEP_SEARCH:
+        check(s, rescue_files_view_get_n_rows(win->files_view) > 0 ||
+                     rescue_data_get_n_entries(win->data) <= 1,
+              "a search by a name finds it");
+        check(s, screenshot(s, "search"), "screenshot of a search");
+        rescue_files_view_set_search_mode(win->files_view, FALSE);
+        break;
+    case STEP_EXPORT:
+    case STEP_DONE:
+        break;
+    }
+    s->step++;
+    begin_step(s);
+    return G_SOURCE_REMOVE;
+}
+
+static void settle(Smoke *s)
+{
+    s->settle_since = g_get_monotonic_time();
+    s->poll = g_timeout_add(50, poll_settled, s);
+}
+
+static void begin_step(Smoke *s)
+{
+    RescueWindow *win = s->window;
+    RescueData *data = win->data;
+
+    switch (s->step) {
+    case STEP_FILES: {
+        guint32 id = pick_entry(data);
+        adw_view_stack_set_visible_child_name(win->view_stack, "files");
+        if (id != 0)
+            check(s, rescue_files_view_select_entry(win->files_view, id),
+                  "an entry can be selected in the files view");
+        settle(s);
+        return;
+    }
+    case STEP_FINDINGS:
+        adw_view_stack_set_visible_child_name(win->view_stack, "findings");
+        if (rescue_data_get_n_findings(data) > 0)
+            rescue_findings_view_select(win->findings_view, 0);
+        settle(s);
+        return;
+    case STEP_MAP: {
+        RescueBlockMap *map = rescue_map_view_get_map(win->map_view);
+        adw_view_stack_set_visible_child_name(win->view_stack, "map");
+        rescue_block_map_select(map, pick_block(data));
+        rescue_details_pane_show_block(win->details_pane, data, rescue_block_map_get_selected(map));
+        settle(s);
+        return;
+    }
+    case STEP_SEARCH: {
+        const RescueEntryInfo *e = rescue_data_get_entry(data, pick_entry(data));
+        adw_view_stack_set_visible_child_name(win->view_stack, "files");
+        rescue_files_view_search(win->files_view, e != NULL ? e->name : "");
+        settle(s);
+        return;
+    }
+    case STEP_EXPORT: {
+        static const char *const kinds[][2] = {
+            {"findings-csv", "findings.csv"}, {"findings-json", "findings.json"},
+            {"map-png", "block-map.png"},     {"wear-png", "wear.png"},
+            {"map-csv", "block-map.csv"},     {"wear-csv", "wear.csv"},
+        };
+        for (guint i = 0; i < G_N_ELEMENTS(kinds); i++) {
+            g_autoptr(GError) error = NULL;
+            g_autofree char *path = g_build_filename(s->folder, kinds[i][1], NULL);
+            g_autofree char *what = g_strdup_printf("export %s", kinds[i][0]);
+            gboolean ok = _rescue_window_export_to(win, kinds[i][0], path, &error);
+            if (!ok)
+                g_print("  %s\n", error->message);
+            check(s, ok, what);
+        }
+        s->step++;
+        begin_step(s);
+        return;
+    }
+    case STEP_DONE:
+        finish(s, s->failures == 0 ? 0 : 1);
+        return;
+    }
+}
+
+static void on_scan_finished(RescueWindow *win, gboolean ok, gpointer user_data)
+{
+    Smoke *s = user_data;
+    RescueData *data = win->data;
+
+    g_signal_handlers_disconnect_by_data(win, s);
+    check(s, ok && data != NULL, "the scan finished with results");
+    if (!ok || data == NULL) {
+        finish(s, 1);
+        return;
+    }
+    g_print("entries: %u\n", rescue_data_get_n_entries(data));
+    g_print("findings: %u\n", rescue_data_get_n_findings(data));
+    g_print("blocks: %" G_GUINT64_FORMAT "\n", rescue_data_get_n_blocks(data));
+    g_print("scan-seconds: %.2f\n", win->scan_seconds_us / 1e6);
+    g_print("stall-during-scan-ms: %.1f\n", win->scan_stall_us / 1000.0);
+    check(s, g_strcmp0(gtk_stack_get_visible_child_name(win->main_stack), "results") == 0,
+          "the results page is shown");
+    s->drive_stall = rescue_stall_meter_new(5);
+    s->step = STEP_FILES;
+    begin_step(s);
+}
+
+static gboolean start_when_drawn(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+    Smoke *s = user_data;
+
+    (void)widget;
+    (void)clock;
+    if (++s->frames < 3)
+        return G_SOURCE_CONTINUE;
+    rescue_window_open_path(s->window, s->image);
+    return G_SOURCE_REMOVE;
+}
+
+void rescue_smoke_start(RescueWindow *window, const char *folder, const char *image,
+                        void (*done)(int status, gpointer user_data), gpointer user_data)
+{
+    Smoke *s;
+
+    g_return_if_fail(RESCUE_IS_WINDOW(window));
+    g_return_if_fail(folder != NULL && image != NULL && done != NULL);
+
+    s = g_new0(Smoke, 1);
+    s->window = g_object_ref(window);
+    s->folder = g_strdup(folder);
+    s->image = g_strdup(image);
+    s->done = done;
+    s->user_data = user_data;
+    g_mkdir_with_parents(folder, 0755);
+    s->watchdog = g_timeout_add_seconds(WATCHDOG_SECONDS, on_watchdog, s);
+    g_signal_connect(window, "scan-finished", G_CALLBACK(on_scan_finished), s);
+    /* Start once the window has been drawn, so its first frame is not taken for a stall. */
+    gtk_widget_add_tick_callback(GTK_WIDGET(window), start_when_drawn, s, NULL);
+}
