@@ -411,8 +411,15 @@ static enum grow_result grow_driver(struct lanyfs_writer *w, uint64_t top, enum 
         if (next >= g->extmax)
             continue; /* ENOEMPTY goes up a level */
         bool dirty = false;
-        for (;;) {
+        for (uint64_t made = 0;; made++) {
             struct ext child;
+            if (made >= g->blocks) {
+                /* More blocks than the device has: the free list hands some out twice. */
+                *rc = lanyfs_fail(err, LANYFS_E_CYCLE, p->blk,
+                                  "the growth loop was handed more blocks than the device "
+                                  "holds: the free list hands blocks out twice");
+                break;
+            }
             if ((*rc = ext_new(w, p->h.level - 1u, &child, err)) != LANYFS_OK)
                 break; /* allocation failed: the loop ends (SPEC-§9.7) */
             lanyfs_ext_set_slot(g, p->b, next, child.blk);
@@ -502,7 +509,7 @@ static enum lanyfs_err getblk_driver(struct lanyfs_writer *w, struct winode *f, 
     }
     /* lanyfs_ext_grow: its result is ignored by lanyfs_getblk. */
     enum grow_result gr = grow_driver(w, f->e.subtree, &rc, &gerr);
-    if (rc == LANYFS_E_NOMEM || rc == LANYFS_E_IO) {
+    if (rc == LANYFS_E_NOMEM || rc == LANYFS_E_IO || rc == LANYFS_E_CYCLE) {
         if (err)
             *err = gerr;
         goto out;

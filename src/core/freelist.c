@@ -19,9 +19,20 @@
  * recounted at mount and kept exact, so it is what the allocator can give.
  *
  * Every allocation rewrites the superblock (lanyfs_super_sync) from the
- * block the mount holds, read at the first rewrite: data that a hole sent
- * to block 0 (SPEC-§9.8) is overwritten by the next rewrite, as the
- * driver's cached buffer overwrites it.
+ * block the mount holds, as the driver rewrites its cached buffer: data
+ * that a hole sent to block 0 (SPEC-§9.8) is overwritten by the next
+ * rewrite.  Which bytes that buffer holds follows the kernel:
+ * lanyfs_fill_super reads block 0 at 512 bytes and then sets the real
+ * block size, and a change of block size drops the device's cached
+ * buffers (kill_bdev).  So with 512-byte blocks the buffer is the one read
+ * at mount; with larger blocks it is read again at the first rewrite, and
+ * a hole's data that reached block 0 before it becomes the superblock.
+ *
+ * A pop looks for the first filled slot, a push for the first empty one.
+ * The mount remembers, for one chain block each, how far the slots before
+ * are known empty (pops) or full (pushes), and keeps both up to date on
+ * every pop and push, so neither scans from slot 0 each time; any other
+ * write to such a block makes it forget.  The result is the same slot.
  *
  * Every slot and pointer read here is checked against the device before it
  * is used: a wild value is LANYFS_E_CORRUPT naming the chain block, and the
@@ -33,8 +44,9 @@
 
 #include "writer_priv.h"
 
-enum lanyfs_err wr_direct(struct lanyfs_writer *w, uint64_t blk, const uint8_t *data,
-                          struct lanyfs_error *err)
+/* A direct write of a chain block by a pop, push or set-next: the hints stay. */
+static enum lanyfs_err chain_write(struct lanyfs_writer *w, uint64_t blk, const uint8_t *data,
+                                   struct lanyfs_error *err)
 {
     enum lanyfs_err rc = lanyfs_fs_write_block(w->fs, blk, data, err);
     if (rc == LANYFS_OK && w->sync_hook != NULL)
@@ -42,26 +54,40 @@ enum lanyfs_err wr_direct(struct lanyfs_writer *w, uint64_t blk, const uint8_t *
     return rc;
 }
 
+enum lanyfs_err wr_direct(struct lanyfs_writer *w, uint64_t blk, const uint8_t *data,
+                          struct lanyfs_error *err)
+{
+    wr_freelist_forget(w, blk);
+    return chain_write(w, blk, data, err);
+}
+
+enum lanyfs_err wr_super_load(struct lanyfs_writer *w, struct lanyfs_error *err)
+{
+    if (w->sbbuf != NULL)
+        return LANYFS_OK;
+    uint8_t *b = malloc(w->g->blocksize);
+    if (b == NULL)
+        return lanyfs_fail(err, LANYFS_E_NOMEM, 0, "out of memory");
+    enum lanyfs_err rc = lanyfs_fs_read_block(w->fs, 0, b, err);
+    if (rc != LANYFS_OK) {
+        free(b);
+        return rc;
+    }
+    w->sbbuf = b;
+    return LANYFS_OK;
+}
+
 /*
  * lanyfs_super_sync.  The superblock is rewritten from the buffer the mount
- * holds, read once on the first rewrite.  The driver changes only wrcnt,
- * freehead, freetail, freeblocks and updated in it (SPEC-§8); the correct
- * writer stores every field it holds.
+ * holds (wr_super_load).  The driver changes only wrcnt, freehead,
+ * freetail, freeblocks and updated in it (SPEC-§8); the correct writer
+ * stores every field it holds.
  */
 enum lanyfs_err wr_super_sync(struct lanyfs_writer *w, struct lanyfs_error *err)
 {
-    enum lanyfs_err rc;
-    if (w->sbbuf == NULL) {
-        uint8_t *b = malloc(w->g->blocksize);
-        if (b == NULL)
-            return lanyfs_fail(err, LANYFS_E_NOMEM, 0, "out of memory");
-        rc = lanyfs_fs_read_block(w->fs, 0, b, err);
-        if (rc != LANYFS_OK) {
-            free(b);
-            return rc;
-        }
-        w->sbbuf = b;
-    }
+    enum lanyfs_err rc = wr_super_load(w, err);
+    if (rc != LANYFS_OK)
+        return rc;
     w->sb.updated = w->now;
     if (drv(w)) {
         w->sb.wrcnt = (uint16_t)(lanyfs_get16(w->sbbuf + LANYFS_HDR_WRCNT) + 1u);
@@ -103,6 +129,31 @@ static enum lanyfs_err check_not_live(struct lanyfs_writer *w, uint64_t blk,
                        blk);
 }
 
+void wr_freelist_forget(struct lanyfs_writer *w, uint64_t blk)
+{
+    if (w->pop_blk == blk)
+        w->pop_blk = 0;
+    if (w->push_blk == blk)
+        w->push_blk = 0;
+}
+
+/* Slot i of chain block blk was emptied (pop) or filled (push). */
+static void hint_popped(struct lanyfs_writer *w, uint64_t blk, uint32_t i)
+{
+    w->pop_blk = blk;
+    w->pop_first = i + 1;
+    if (w->push_blk == blk && i < w->push_first)
+        w->push_first = i;
+}
+
+static void hint_pushed(struct lanyfs_writer *w, uint64_t blk, uint32_t i)
+{
+    w->push_blk = blk;
+    w->push_first = i + 1;
+    if (w->pop_blk == blk && i < w->pop_first)
+        w->pop_first = i;
+}
+
 enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_error *err)
 {
     const struct lanyfs_geom *g = w->g;
@@ -117,7 +168,7 @@ enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_e
         return rc;
     uint32_t last = drv(w) ? g->chainmax - 1 : g->chainmax;
     uint64_t got = 0;
-    for (uint32_t i = 0; i < last; i++) {
+    for (uint32_t i = w->pop_blk == head ? w->pop_first : 0; i < last; i++) {
         uint64_t s = lanyfs_chain_slot(g, b, i);
         if (s == 0)
             continue;
@@ -133,9 +184,10 @@ enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_e
         lanyfs_chain_decode(&h, b);
         h.wrcnt++;
         lanyfs_chain_encode(&h, b);
-        rc = wr_direct(w, head, b, err);
+        rc = chain_write(w, head, b, err);
         if (rc != LANYFS_OK)
             return rc;
+        hint_popped(w, head, i);
         got = s;
         break;
     }
@@ -150,6 +202,7 @@ enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *out, struct lanyfs_e
                                head, h.next);
         if ((rc = check_not_live(w, head, err)) != LANYFS_OK)
             return rc;
+        wr_freelist_forget(w, head);
         got = head;
         w->sb.freehead = h.next;
         if (head == w->sb.freetail)
@@ -170,6 +223,7 @@ static enum lanyfs_err new_chain(struct lanyfs_writer *w, uint64_t blk, struct l
         return lanyfs_fail(err, LANYFS_E_NOMEM, blk, "out of memory");
     struct lanyfs_chain_hdr h = {LANYFS_TYPE_CHAIN, 0, 0};
     lanyfs_chain_encode(&h, b);
+    wr_freelist_forget(w, blk);
     enum lanyfs_err rc = wr_direct(w, blk, b, err);
     free(b);
     return rc;
@@ -201,13 +255,15 @@ enum lanyfs_err wr_free(struct lanyfs_writer *w, uint64_t blk, struct lanyfs_err
         return rc;
     struct lanyfs_chain_hdr h;
     lanyfs_chain_decode(&h, b);
-    for (uint32_t i = 0; i + 1 < g->chainmax; i++) {
+    for (uint32_t i = w->push_blk == tail ? w->push_first : 0; i + 1 < g->chainmax; i++) {
         if (lanyfs_chain_slot(g, b, i) != 0)
             continue;
         lanyfs_chain_set_slot(g, b, i, blk);
         h.wrcnt++;
         lanyfs_chain_encode(&h, b);
-        rc = wr_direct(w, tail, b, err);
+        rc = chain_write(w, tail, b, err);
+        if (rc == LANYFS_OK)
+            hint_pushed(w, tail, i);
         if (rc != LANYFS_OK || drv(w))
             return rc; /* SPEC-§9.2: the driver neither counts nor rewrites */
         w->sb.freeblocks++;
@@ -224,7 +280,7 @@ enum lanyfs_err wr_free(struct lanyfs_writer *w, uint64_t blk, struct lanyfs_err
     h.next = blk;
     h.wrcnt++;
     lanyfs_chain_encode(&h, b);
-    rc = wr_direct(w, tail, b, err);
+    rc = chain_write(w, tail, b, err);
     if (rc != LANYFS_OK)
         return rc;
     w->sb.freetail = blk;

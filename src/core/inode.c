@@ -384,8 +384,10 @@ enum lanyfs_err wr_flush_data(struct lanyfs_writer *w, struct lanyfs_error *err)
     for (size_t i = 0; i < w->npend; i++) {
         if (w->pend[i].data == NULL)
             continue;
-        if (rc == LANYFS_OK)
+        if (rc == LANYFS_OK) {
+            wr_freelist_forget(w, w->pend[i].blk);
             rc = lanyfs_fs_write_block(w->fs, w->pend[i].blk, w->pend[i].data, err);
+        }
         free(w->pend[i].data);
         w->pend[i].data = NULL;
     }

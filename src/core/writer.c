@@ -82,6 +82,11 @@ enum lanyfs_err lanyfs_writer_mount(struct lanyfs_fs *fs, enum lanyfs_write_mode
         if (chains == 0)
             w->sb.freehead = w->sb.freetail = w->sb.freeblocks = 0;
     }
+    /* The superblock buffer: kept from the mount unless the driver's block
+     * size change dropped it (SPEC-§9.8, freelist.c). */
+    if ((!drv(w) || w->g->blockbits == LANYFS_BLOCKBITS_MIN) &&
+        (rc = wr_super_load(w, err)) != LANYFS_OK)
+        goto out;
     /* The root must be a directory before anything is changed. */
     struct winode *root;
     rc = wr_iget(w, w->sb.rootdir, &root, err);
@@ -123,6 +128,12 @@ enum lanyfs_err lanyfs_writer_sync(struct lanyfs_writer *w, struct lanyfs_error 
     if (rc == LANYFS_OK)
         rc = wr_iwriteback(w, err);
     return rc;
+}
+
+void lanyfs_writer_abandon(struct lanyfs_writer *w)
+{
+    if (w != NULL)
+        writer_free(w);
 }
 
 enum lanyfs_err lanyfs_writer_unmount(struct lanyfs_writer *w, struct lanyfs_error *err)
@@ -411,12 +422,13 @@ static enum lanyfs_err writepage_driver(struct lanyfs_writer *w, struct winode *
         if (!wr_page_map(f, k0 + k, dblk))
             return lanyfs_fail(err, LANYFS_E_NOMEM, f->blk, "out of memory");
     }
-    if (first == LANYFS_E_NOMEM || first == LANYFS_E_IO)
+    if (first == LANYFS_E_NOMEM || first == LANYFS_E_IO || first == LANYFS_E_CYCLE)
         return first;
     for (uint32_t k = 0; k < bpp && k0 + k < nb; k++) {
         uint64_t dblk;
         if (!wr_page_mapped(f, k0 + k, &dblk))
             continue;
+        wr_freelist_forget(w, dblk); /* a mapping the driver got wrong may hit a chain block */
         rc = lanyfs_fs_write_block(w->fs, dblk, p + (size_t)k * g->blocksize, err);
         if (rc != LANYFS_OK)
             return rc;
@@ -451,7 +463,7 @@ static enum lanyfs_err write_driver(struct lanyfs_writer *w, struct winode *f, u
             f->e.size = pos + n;
         struct lanyfs_error perr;
         enum lanyfs_err rc = writepage_driver(w, f, page, p, &perr);
-        if (rc == LANYFS_E_NOMEM || rc == LANYFS_E_IO) {
+        if (rc == LANYFS_E_NOMEM || rc == LANYFS_E_IO || rc == LANYFS_E_CYCLE) {
             if (err)
                 *err = perr;
             return rc;

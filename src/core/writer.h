@@ -62,6 +62,14 @@ enum lanyfs_err lanyfs_writer_mount(struct lanyfs_fs *fs, enum lanyfs_write_mode
  */
 enum lanyfs_err lanyfs_writer_unmount(struct lanyfs_writer *w, struct lanyfs_error *err);
 
+/*
+ * Drop the mount without writing anything more: no writeback, no
+ * superblock rewrite, queued data discarded.  What the operations already
+ * wrote directly stays on the disk.  (The driver has no such path; this
+ * is for a tool that refuses to go on, e.g. after a failed operation.)
+ */
+void lanyfs_writer_abandon(struct lanyfs_writer *w);
+
 /* Write back dirty data and entries now (periodic writeback, sync). */
 enum lanyfs_err lanyfs_writer_sync(struct lanyfs_writer *w, struct lanyfs_error *err);
 

@@ -86,6 +86,11 @@ struct lanyfs_writer {
     uint64_t undo_gen;                   /* source of undo_seq */
     bool undo_failed;                    /* a save ran out of memory */
 
+    uint64_t pop_blk;                    /* chain block whose slots < pop_first are empty */
+    uint32_t pop_first;                  /* first slot a pop must look at in pop_blk */
+    uint64_t push_blk;                   /* chain block whose slots < push_first are full */
+    uint32_t push_first;                 /* first slot a push must look at in push_blk */
+
     lanyfs_sync_hook sync_hook;          /* borrowed */
     void *sync_ctx;                      /* borrowed */
     uint64_t allocs;                     /* blocks handed out */
@@ -104,12 +109,16 @@ static inline bool drv(const struct lanyfs_writer *w)
 }
 
 /* ---- freelist.c ---- */
+/* Read block 0 into the mount's superblock buffer, unless it holds it already. */
+enum lanyfs_err wr_super_load(struct lanyfs_writer *w, struct lanyfs_error *err);
 enum lanyfs_err wr_super_sync(struct lanyfs_writer *w, struct lanyfs_error *err);
 enum lanyfs_err wr_alloc(struct lanyfs_writer *w, uint64_t *blk, struct lanyfs_error *err);
 enum lanyfs_err wr_free(struct lanyfs_writer *w, uint64_t blk, struct lanyfs_error *err);
 /* A direct block write (chain, extender, new entry), with its sync point. */
 enum lanyfs_err wr_direct(struct lanyfs_writer *w, uint64_t blk, const uint8_t *data,
                           struct lanyfs_error *err);
+/* Forget what the allocator knows of blk's slots (blk was written by something else). */
+void wr_freelist_forget(struct lanyfs_writer *w, uint64_t blk);
 /* Blocks the correct allocator can hand out (exact in correct mode). */
 uint64_t wr_free_available(const struct lanyfs_writer *w);
 
