@@ -15,8 +15,10 @@
  * last slot of each left empty; the 2012 formatter (compat) fills every
  * slot: chain blocks 2 (3..250), 251 (252..499) and 500 (501..599).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "wu.h"
 
@@ -25,6 +27,9 @@
 #define ALEN 2
 #define CHAINMAX 248u
 #define EXTMAX 253u
+#ifndef HOSTILE_RUNS
+#define HOSTILE_RUNS 48
+#endif
 
 static const enum lanyfs_write_mode DRV = LANYFS_WRITE_DRIVER2012;
 static const enum lanyfs_write_mode COR = LANYFS_WRITE_CORRECT;
@@ -550,6 +555,96 @@ START_TEST(test_98_hole_above_level0)
 }
 END_TEST
 
+/* Fill the device (correct mode) around a one-block file /s. */
+static void full_device_with_s(struct wu_img *im, unsigned bits, uint64_t blocks)
+{
+    wu_img_make(im, bits, ALEN, blocks, false, 0);
+    struct lanyfs_fs *fs = wu_open(im);
+    struct lanyfs_writer *w = wu_mount(fs, COR);
+    uint8_t *one = pattern(1, 1u << bits);
+    put(w, "/s", one, 1u << bits);
+    free(one);
+    char name[16];
+    struct lanyfs_error err;
+    for (int k = 0;; k++) {
+        snprintf(name, sizeof(name), "/d%d", k);
+        if (lanyfs_writer_mkdir(w, name, &err) != LANYFS_OK)
+            break;
+    }
+    wu_umount(w);
+    lanyfs_fs_close(fs);
+}
+
+/*
+ * With 512-byte blocks the driver's superblock buffer is the one read at
+ * mount: hole data that reaches block 0 before any rewrite in the mount is
+ * overwritten by the unmount's rewrite.
+ */
+START_TEST(test_98_block0_restored_at_512)
+{
+    struct wu_img im;
+    full_device_with_s(&im, 9, 40);
+    struct lanyfs_fs *fs = wu_open(&im);
+    uint8_t before[BS], b[BS];
+    wu_block(fs, 0, before);
+    uint8_t *data = pattern(1, BS);
+    struct wu_log log;
+    wu_log_start(fs, &log);
+    struct lanyfs_writer *w = wu_mount(fs, DRV);
+    WU_OK(lanyfs_writer_pwrite(w, "/s", 3 * BS, data, 100, &wu_e_)); /* blocks 1..3: holes */
+    WU_EQ(wu_log_count(&log, 0), 3);                                  /* no allocation: full */
+    size_t last = log.n - 1;
+    WU_EQ(log.blk[last], 0);
+    ck_assert(memcmp(log.data[last], data, 100) == 0); /* file block 3's bytes on block 0 */
+    wu_umount(w);
+    wu_log_stop(fs);
+    fs = reopen(fs, &im);
+    wu_block(fs, 0, b);
+    ck_assert(memcmp(b + LANYFS_SB_USED, before + LANYFS_SB_USED, BS - LANYFS_SB_USED) == 0);
+    ck_assert(memcmp(b + 4, before + 4, LANYFS_SB_FREEHEAD - 4) == 0); /* magic .. blocks */
+    WU_EQ(lanyfs_get16(b + LANYFS_HDR_WRCNT), lanyfs_get16(before + LANYFS_HDR_WRCNT) + 1);
+    free(data);
+    wu_log_free(&log);
+    lanyfs_fs_close(fs);
+    wu_img_rm(&im);
+}
+END_TEST
+
+/*
+ * With larger blocks, lanyfs_fill_super's change of block size drops the
+ * buffer read at mount; the first rewrite reads block 0 again, so hole data
+ * that got there first becomes the superblock, patched in the driver's
+ * five fields.
+ */
+START_TEST(test_98_block0_reread_above_512)
+{
+    const uint32_t bs = 2048;
+    struct wu_img im;
+    full_device_with_s(&im, 11, 24);
+    struct lanyfs_fs *fs = wu_open(&im);
+    struct lanyfs_super sb0 = wu_super(fs);
+    uint8_t *data = pattern(1, bs);
+    struct lanyfs_writer *w = wu_mount(fs, DRV);
+    WU_OK(lanyfs_writer_pwrite(w, "/s", bs, data, bs, &wu_e_)); /* file block 1: a hole */
+    wu_umount(w);
+    lanyfs_fs_close(fs);
+    struct lanyfs_image *img;
+    struct lanyfs_error err;
+    uint8_t b[2048];
+    ck_assert_int_eq(lanyfs_image_open(im.path, 0, &img, &err), LANYFS_OK);
+    ck_assert_int_eq(lanyfs_image_pread(img, 0, b, bs, &err), LANYFS_OK);
+    lanyfs_image_close(img);
+    WU_EQ(b[0], data[0]);
+    WU_EQ(lanyfs_get32(b + LANYFS_SB_MAGIC), lanyfs_get32(data + LANYFS_SB_MAGIC));
+    WU_EQ(lanyfs_get16(b + LANYFS_HDR_WRCNT), (uint16_t)(lanyfs_get16(data + 2) + 1));
+    WU_EQ(lanyfs_get64(b + LANYFS_SB_FREEHEAD), sb0.freehead);
+    WU_EQ(lanyfs_get64(b + LANYFS_SB_FREEBLOCKS), sb0.freeblocks);
+    ck_assert(memcmp(b + LANYFS_SB_USED, data + LANYFS_SB_USED, bs - LANYFS_SB_USED) == 0);
+    free(data);
+    wu_img_rm(&im);
+}
+END_TEST
+
 /* ---- 9.9 ------------------------------------------------------------------- */
 
 /*
@@ -883,6 +978,33 @@ START_TEST(test_913_rewrite_maps_more)
 END_TEST
 
 /* ---- 9.14 ------------------------------------------------------------------ */
+
+/* A partial write to a page cached in this mount keeps the page's other bytes. */
+START_TEST(test_914_cached_page_keeps_bytes)
+{
+    struct wu_img im;
+    wu_img_make(&im, BITS, ALEN, 600, false, 0);
+    struct lanyfs_fs *fs = wu_open(&im);
+    struct lanyfs_writer *w = wu_mount(fs, DRV);
+    uint8_t a[4322], want[4322];
+    memset(a, 'A', sizeof(a));
+    put(w, "/f", a, sizeof(a));
+    uint8_t bb[100];
+    memset(bb, 'B', sizeof(bb));
+    WU_OK(lanyfs_writer_pwrite(w, "/f", 706, bb, sizeof(bb), &wu_e_));
+    wu_umount(w);
+    fs = reopen(fs, &im);
+    memcpy(want, a, sizeof(a));
+    memcpy(want + 706, bb, sizeof(bb));
+    uint64_t size;
+    uint8_t *back = wu_read_file(fs, wu_lookup(fs, "/f"), &size);
+    WU_EQ(size, sizeof(a));
+    ck_assert(memcmp(back, want, sizeof(want)) == 0);
+    free(back);
+    lanyfs_fs_close(fs);
+    wu_img_rm(&im);
+}
+END_TEST
 
 START_TEST(test_914_new_files_noexec)
 {
@@ -1292,6 +1414,86 @@ START_TEST(test_10_entry_counter)
 }
 END_TEST
 
+/* ---- hostile images --------------------------------------------------------- */
+
+static const char *const hnames[] = {"/a", "/b", "/c", "/d/x", "/d/y", "/e", "/d", "/big"};
+
+/* Random operations on one mount; every result is allowed, nothing may crash or hang. */
+static void hostile_ops(struct lanyfs_writer *w, struct wu_rng *r, const uint8_t *data,
+                        uint64_t max)
+{
+    struct lanyfs_error err;
+    for (int k = 0; k < 40; k++) {
+        const char *p = hnames[wu_below(r, 8)], *q = hnames[wu_below(r, 8)];
+        uint64_t len = wu_below(r, max), off = wu_below(r, max);
+        switch (wu_below(r, 8)) {
+        case 0: lanyfs_writer_mkdir(w, p, &err); break;
+        case 1: lanyfs_writer_put(w, p, data, len, NULL, &err); break;
+        case 2: lanyfs_writer_pwrite(w, p, off, data, len, &err); break;
+        case 3: lanyfs_writer_truncate(w, p, len, &err); break;
+        case 4: lanyfs_writer_unlink(w, p, &err); break;
+        case 5: lanyfs_writer_rmdir(w, p, &err); break;
+        case 6: lanyfs_writer_rename(w, p, q, &err); break;
+        default: lanyfs_writer_sync(w, &err); break;
+        }
+    }
+}
+
+/*
+ * Images with random damage (links, pointers, slots, levels, types), then
+ * random operations in both modes: any result is allowed, but no crash,
+ * no memory error and no endless loop (run under the sanitizers in CI).
+ */
+START_TEST(test_hostile_images)
+{
+    static const unsigned geo[][3] = {{9, 2, 300}, {9, 8, 200}, {10, 4, 400}, {12, 8, 600}};
+    const unsigned *gc = geo[_i % 4];
+    struct wu_rng r = {0x40571e00u + (uint64_t)_i};
+    uint32_t bs = 1u << gc[0];
+    uint64_t max = (uint64_t)((bs - 5) / gc[1] + 3) * bs;
+    uint8_t *data = pattern((size_t)(max / bs + 1), bs);
+    struct wu_img im;
+    wu_img_make(&im, gc[0], gc[1], gc[2], _i % 3 == 0 && gc[1] != 8, 0);
+    struct lanyfs_fs *fs = wu_open(&im);
+    struct lanyfs_writer *w = wu_mount(fs, COR);
+    mkdir_(w, "/d");
+    put(w, "/a", data, 3 * bs);
+    put(w, "/d/x", data, bs + 7);
+    put(w, "/big", data, max - bs); /* a level-1 tree */
+    mkdir_(w, "/e");
+    put(w, "/c", data, 10);
+    wu_umount(w);
+    lanyfs_fs_close(fs);
+    /* Damage: random 8-byte values at the pointer offsets, random bytes elsewhere. */
+    int fd = open(im.path, O_RDWR);
+    ck_assert(fd >= 0);
+    int hits = 1 + (int)wu_below(&r, 8);
+    for (int k = 0; k < hits; k++) {
+        uint64_t blk = 1 + wu_below(&r, gc[2] - 1);
+        static const unsigned offs[] = {0, 4, 5, 8, 16, 24, 32, 16 + 8, 5 + 8};
+        unsigned off = wu_below(&r, 3) ? offs[wu_below(&r, 9)] : (unsigned)wu_below(&r, bs - 8);
+        uint64_t v = wu_below(&r, 2) ? wu_below(&r, gc[2] + 4) : wu_rand(&r);
+        uint8_t b[8];
+        for (int j = 0; j < 8; j++)
+            b[j] = (uint8_t)(v >> (8 * j));
+        ck_assert(pwrite(fd, b, 8, (off_t)((blk << gc[0]) + off)) == 8);
+    }
+    close(fd);
+    for (int mode = 0; mode < 2; mode++) {
+        struct lanyfs_error err;
+        if (lanyfs_fs_open(im.path, LANYFS_OPEN_RDWR, &fs, &err) != LANYFS_OK)
+            break;
+        if (lanyfs_writer_mount(fs, mode ? COR : DRV, &w, &err) == LANYFS_OK) {
+            hostile_ops(w, &r, data, max);
+            lanyfs_writer_unmount(w, &err);
+        }
+        lanyfs_fs_close(fs);
+    }
+    free(data);
+    wu_img_rm(&im);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("writer-driver");
@@ -1307,6 +1509,8 @@ static Suite *suite(void)
         test_97_growth_loop_fills_device,
         test_98_hole_maps_to_block0,
         test_98_hole_above_level0,
+        test_98_block0_restored_at_512,
+        test_98_block0_reread_above_512,
         test_99_delete_fails_after_truncate,
         test_99_rename_source_in_two_trees,
         test_99_rename_target_delete_fails,
@@ -1316,6 +1520,7 @@ static Suite *suite(void)
         test_912_rename_over_dir_freezes,
         test_913_rewrite_maps_more,
         test_914_new_files_noexec,
+        test_914_cached_page_keeps_bytes,
         test_914_entry_becomes_chain_while_linked,
         test_914_create_ignores_failed_insert,
         test_915_time_drift,
@@ -1331,6 +1536,10 @@ static Suite *suite(void)
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
         tcase_add_test(tc, tests[i]);
     suite_add_tcase(s, tc);
+    TCase *th = tcase_create("hostile");
+    tcase_set_timeout(th, 120);
+    tcase_add_loop_test(th, test_hostile_images, 0, HOSTILE_RUNS);
+    suite_add_tcase(s, th);
     return s;
 }
 
