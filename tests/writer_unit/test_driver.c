@@ -555,6 +555,63 @@ START_TEST(test_98_hole_above_level0)
 }
 END_TEST
 
+/* The disk block of file block fb through a correct reading of the tree. */
+static uint64_t map_block(struct lanyfs_fs *fs, uint64_t file, uint64_t fb)
+{
+    struct lanyfs_entry e = wu_entry(fs, file);
+    uint64_t d;
+    struct lanyfs_error err;
+    ck_assert_int_eq(lanyfs_file_map(fs, &e, fb, &d, &err), LANYFS_OK);
+    return d;
+}
+
+/*
+ * The squaring helper at level 2 and 1 (extmax 63 at 512-byte blocks and
+ * 8-byte addresses): extmax^2 is taken for extmax at level 1, so file
+ * blocks 96..103 (one page) land on the disk blocks of file blocks 33..40.
+ */
+START_TEST(test_98_squaring_helper)
+{
+    const uint32_t ext = 63, nb = ext * ext + 1; /* a level-2 tree */
+    struct wu_img im;
+    wu_img_make(&im, BITS, 8, nb + 140, false, 0);
+    struct lanyfs_fs *fs = wu_open(&im);
+    struct lanyfs_writer *w = wu_mount(fs, COR);
+    uint8_t *data = pattern(nb, BS);
+    put(w, "/f", data, (uint64_t)nb * BS);
+    wu_umount(w);
+    fs = reopen(fs, &im);
+    uint64_t f = wu_lookup(fs, "/f");
+    uint8_t b[BS];
+    wu_block(fs, wu_entry(fs, f).subtree, b);
+    WU_EQ(b[LANYFS_EXT_LEVEL], 2);
+    uint64_t d[104];
+    for (uint64_t k = 0; k < 104; k++)
+        d[k] = map_block(fs, f, k);
+    uint8_t q[BS];
+    memset(q, 'Q', BS);
+    w = wu_mount(fs, DRV);
+    WU_OK(lanyfs_writer_pwrite(w, "/f", 100 * BS, q, BS, &wu_e_));
+    wu_umount(w);
+    fs = reopen(fs, &im);
+    uint8_t zero[BS];
+    memset(zero, 0, BS);
+    for (uint64_t k = 33; k <= 40; k++) {
+        wu_block(fs, d[k], b);
+        ck_assert_msg(memcmp(b, k == 37 ? q : zero, BS) == 0, "file block %llu's block",
+                      (unsigned long long)k);
+    }
+    for (uint64_t k = 96; k < 104; k++) {
+        wu_block(fs, d[k], b);
+        ck_assert(memcmp(b, data + k * BS, BS) == 0); /* untouched */
+    }
+    WU_EQ(wu_entry(fs, f).size, (uint64_t)nb * BS);
+    free(data);
+    lanyfs_fs_close(fs);
+    wu_img_rm(&im);
+}
+END_TEST
+
 /* Fill the device (correct mode) around a one-block file /s. */
 static void full_device_with_s(struct wu_img *im, unsigned bits, uint64_t blocks)
 {
@@ -1509,6 +1566,7 @@ static Suite *suite(void)
         test_97_growth_loop_fills_device,
         test_98_hole_maps_to_block0,
         test_98_hole_above_level0,
+        test_98_squaring_helper,
         test_98_block0_restored_at_512,
         test_98_block0_reread_above_512,
         test_99_delete_fails_after_truncate,
