@@ -596,6 +596,64 @@ START_TEST(test_space_is_exact)
 }
 END_TEST
 
+/* ---- truncation across levels ------------------------------------------------- */
+
+/*
+ * A level-2 file (extmax 63) cut at and around every level boundary, then
+ * grown again by a write past the end: after each step the image holds
+ * exactly the blocks the file needs, the rest free, and the bytes kept.
+ */
+START_TEST(test_truncate_levels)
+{
+    const uint32_t bs = 512, ext = 63;
+    const uint64_t nb = (uint64_t)ext * ext + 101;
+    static const uint64_t cuts[] = {4000, 3969, 3968, 3000, 64, 63, 62, 2, 1, 0};
+    struct wu_img im;
+    wu_img_make(&im, 9, 8, nb + 200, false, 21);
+    struct run *t = calloc(1, sizeof(*t));
+    ck_assert_ptr_nonnull(t);
+    t->im = im;
+    t->bs = bs;
+    t->n[0] = (struct mnode){true, true, -1, "", NULL, 0};
+    t->n[1] = (struct mnode){true, false, 0, "f", NULL, 0};
+    resize(&t->n[1], nb * bs - 17);
+    rand_bytes(t, t->n[1].data, t->n[1].size);
+    mount(t);
+    WU_OK(lanyfs_writer_put(t->w, "/f", t->n[1].data, t->n[1].size, NULL, &wu_e_));
+    remount(t);
+    for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+        uint64_t size = cuts[i] * bs - (cuts[i] > 0 ? 100 : 0);
+        WU_OK(lanyfs_writer_truncate(t->w, "/f", size, &wu_e_));
+        t->n[1].size = size;
+        remount(t);
+    }
+    /* Grow by writes past the end, with holes, back to level 2. */
+    uint8_t chunk[700];
+    for (uint64_t at = 5; at < nb * bs; at = at * 3 + 1001) {
+        rand_bytes(t, chunk, sizeof(chunk));
+        WU_OK(lanyfs_writer_pwrite(t->w, "/f", at, chunk, sizeof(chunk), &wu_e_));
+        if (at + sizeof(chunk) > t->n[1].size)
+            resize(&t->n[1], at + sizeof(chunk));
+        memcpy(t->n[1].data + at, chunk, sizeof(chunk));
+    }
+    remount(t);
+    WU_OK(lanyfs_writer_truncate(t->w, "/f", 70 * bs + 3, &wu_e_));
+    t->n[1].size = 70 * bs + 3;
+    WU_OK(lanyfs_writer_truncate(t->w, "/f", 200 * bs, &wu_e_)); /* grows: zeros */
+    resize(&t->n[1], 200 * bs);
+    remount(t);
+    WU_OK(lanyfs_writer_unlink(t->w, "/f", &wu_e_));
+    drop(t, 1);
+    wu_umount(t->w);
+    lanyfs_fs_close(t->fs);
+    verify(t);
+    for (int i = 0; i < MAXN; i++)
+        free(t->n[i].data);
+    wu_img_rm(&t->im);
+    free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("writer-correct");
@@ -603,6 +661,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_random_ops, 0, (int)(sizeof(geos) / sizeof(geos[0])));
     tcase_add_loop_test(tc, test_space_is_exact, 0, 6);
+    tcase_add_test(tc, test_truncate_levels);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
