@@ -1551,6 +1551,47 @@ START_TEST(test_hostile_images)
 }
 END_TEST
 
+/* The counters in correct mode: pushes go to the real tail; a kept extender counts its truncate. */
+START_TEST(test_10_counters_correct_mode)
+{
+    struct wu_img im;
+    wu_img_make(&im, BITS, ALEN, 600, false, 0);
+    struct lanyfs_fs *fs = wu_open(&im);
+    uint16_t s0 = wu_super(fs).wrcnt;
+    struct lanyfs_writer *w = wu_mount(fs, COR);
+    mkdir_(w, "/a");
+    mkdir_(w, "/b");
+    mkdir_(w, "/c");
+    WU_OK(lanyfs_writer_rmdir(w, "/a", &wu_e_));
+    WU_OK(lanyfs_writer_rmdir(w, "/b", &wu_e_));
+    uint8_t *data = pattern(3, BS);
+    put(w, "/f", data, 3 * BS);
+    wu_umount(w);
+    fs = reopen(fs, &im);
+    WU_EQ(wu_wrcnt(fs, 2), 1 + 3 + 5);       /* pops: 3 mkdir, entry, extender, 3 data */
+    WU_EQ(wu_wrcnt(fs, 498), 1 + 2);         /* pushes into the last chain block */
+    WU_EQ(wu_super(fs).wrcnt, s0 + 3 + 2 + 5 + 1);
+    WU_EQ(wu_super(fs).freetail, 498);
+    uint64_t f = wu_lookup(fs, "/f"), ext = wu_entry(fs, f).subtree;
+    WU_EQ(wu_wrcnt(fs, ext), 0);
+    w = wu_mount(fs, COR);
+    WU_OK(lanyfs_writer_truncate(w, "/f", BS + 1, &wu_e_));
+    wu_umount(w);
+    fs = reopen(fs, &im);
+    WU_EQ(wu_wrcnt(fs, ext), 1);
+    WU_EQ(wu_ext_slot(fs, ext, 2), 0);
+    WU_EQ(wu_wrcnt(fs, f), 2);
+    struct wu_map m;
+    wu_classify(fs, &m);
+    WU_EQ(m.count[WU_NONE], 0);
+    WU_EQ(m.count[WU_DATA], 2);
+    wu_map_free(&m);
+    free(data);
+    lanyfs_fs_close(fs);
+    wu_img_rm(&im);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("writer-driver");
@@ -1588,6 +1629,7 @@ static Suite *suite(void)
         test_10_chain_counter,
         test_10_extender_counter,
         test_10_entry_counter,
+        test_10_counters_correct_mode,
     };
     TCase *tc = tcase_create("spec");
     tcase_set_timeout(tc, 60);
