@@ -161,6 +161,22 @@ struct where {
 };
 
 /*
+ * The driver's dentry cache keeps a file whose create ignored a failed
+ * insert (SPEC-§9.14): in this mount its name still opens it.
+ */
+static struct winode *dcache_orphan(struct lanyfs_writer *w, const struct winode *dir,
+                                    const char *name, size_t len)
+{
+    for (size_t i = 0; i < w->ninodes; i++) {
+        struct winode *in = w->inodes[i];
+        if (in->dparent == dir && !in->evicted && in->e.name_len == len &&
+            memcmp(in->e.name, name, len) == 0)
+            return in;
+    }
+    return NULL;
+}
+
+/*
  * Resolve path in memory: every component but the last must be a directory.
  * The last one may be absent (node NULL).  The root itself has no parent.
  */
@@ -204,6 +220,8 @@ static enum lanyfs_err resolve(struct lanyfs_writer *w, const char *path, struct
                 *err = sub;
             return rc;
         }
+        if (next == NULL && drv(w))
+            next = dcache_orphan(w, cur, p, len);
         if (*rest == '\0') {
             out->parent = cur;
             out->name = p;
@@ -281,7 +299,8 @@ static enum lanyfs_err create_entry(struct lanyfs_writer *w, struct winode *pare
     /* mark_inode_dirty after the insert: the parent's writeback comes first. */
     wr_idirty(w, in);
     if (rc != LANYFS_OK && drv(w) && type == LANYFS_TYPE_FILE) {
-        *out = in; /* lanyfs_create ignores it */
+        in->dparent = parent; /* lanyfs_create ignores it; d_instantiate keeps the name */
+        *out = in;
         rc = LANYFS_OK;
         goto out;
     }
@@ -769,6 +788,7 @@ static enum lanyfs_err rename_driver(struct lanyfs_writer *w, struct where *src,
     enum lanyfs_err rc = wr_tree_insert(w, dst->parent, node, err);
     if (rc != LANYFS_OK)
         return rc; /* no poke: the entry is left where the steps put it */
+    node->dparent = NULL; /* d_move: the dentry follows the tree now */
     wr_itouch(w, node);
     wr_itouch(w, src->parent);
     wr_itouch(w, dst->parent);

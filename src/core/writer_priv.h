@@ -43,6 +43,8 @@ struct winode {
     uint64_t dirty_seq;       /* order of first dirtying, for writeback order */
     uint64_t undo_seq;        /* the undo generation its saved copy belongs to */
     struct wpages *pc;        /* driver mode: its page cache, owned; NULL when empty */
+    struct winode *dparent;   /* driver mode: the directory whose dcache still names it
+                               * although its insert failed (SPEC-§9.14), else NULL */
 };
 
 /* A file data block waiting for writepage. */
