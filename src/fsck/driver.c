@@ -1,0 +1,632 @@
+/*
+ * driver.c -- one run of fsck-lanyfs: check, ask, repair, check again.
+ *
+ *  1. Refuse a mounted device (a read-only check only warns), open it
+ *     (read-write with O_EXCL on a block device when repairing), install
+ *     the undo recorder.
+ *  2. Scan.  Show the findings pass by pass, e2fsck's way: a heading per
+ *     pass, each finding's message, and for each one fsck can repair the
+ *     question and its answer.  Questions of one global kind (the free
+ *     list, the trees, copies) are asked once per round and the answer
+ *     holds for the rest of that kind; per-entry kinds (an orphan, a file)
+ *     are asked per entry.
+ *  3. A 'blocks' smaller than the image (or beyond the address limit) is
+ *     fixed first, alone, and the check starts again over the new size.
+ *  4. Plan the repair (plan.c) and write it in phases:
+ *       1. fresh blocks (copies, new extenders), which nothing refers to
+ *          until phase 2: an interruption leaves them leaked, and leaked
+ *          blocks are what a rerun frees;
+ *       2. file fixes in place (extender slots, then entry fields): each
+ *          one a single-block write that leaves a consistent file;
+ *       3. directory trees (repair_tree.c), never leaving a live entry
+ *          out of reach, so a rerun finds every entry where it was, and
+ *          orphans linked in one write each;
+ *       4. the new free list, tail first, into blocks the old list does
+ *          not use where possible;
+ *       5. the superblock, switching to the new list in one sector.
+ *     Until phase 5 the old superblock and free list still describe the
+ *     device; the free list is only ever derived, from what the trees
+ *     reach, so a rerun after any write rebuilds it again.  Nothing a tree
+ *     reached is freed before the tree stops reaching it.
+ *  5. Sync, then scan again (pass 7 of the progress): problems left after
+ *     writing start another round (at most three); a clean result sets
+ *     'checked'.  The undo file is closed complete after the last sync.
+ *
+ * Exit status: a sum of 1 (something was corrected), 4 (problems left),
+ * 8 (an operational error), 32 (cancelled); 16 comes from the parser.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "repair.h"
+#include "store.h"
+#include "undo.h"
+
+#define MAX_ROUNDS 3
+
+struct run {
+    const struct fsck_opts *o;
+    FILE *out;                    /* text report, NULL with --json */
+    FILE *err;                    /* error messages */
+    const char *dev;              /* the device as named */
+    char *dev_esc;                /* escaped for printing (owned) */
+    struct fsck_prompt *prompt;   /* answers (owned) */
+    struct fsck_progress *prog;   /* -C (owned), NULL without */
+    int prog_pass;                /* pass number the scan reports under */
+    struct lanyfs_fs *fs;         /* the filesystem (owned) */
+    struct lanyfs_undo *undo;     /* the recorder (owned), NULL without */
+    char *undo_path;              /* its path (owned) */
+    bool undo_used;               /* the undo file was written */
+    struct fsck_report rep;       /* for --json */
+    struct fsck_ctx ctx;          /* answers and the plan */
+    bool readonly;                /* -n */
+    bool cancelled;               /* the user quit */
+    bool failed;                  /* an operational error */
+    bool modified;                /* the device was written */
+    uint64_t writes;              /* block writes */
+    uint64_t lost_found;          /* entries moved to /lost+found */
+    bool preen_left;              /* preen met a problem it may not fix */
+    char errmsg[512];             /* the first operational error */
+};
+
+static void fail(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(struct run *r, const char *fmt, ...)
+{
+    if (!r->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->errmsg, sizeof(r->errmsg), fmt, ap);
+        va_end(ap);
+        fprintf(r->err, "%s: %s\n", FSCK_PROGRAM, r->errmsg);
+    }
+    r->failed = true;
+}
+
+static void progress_cb(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
+{
+    struct run *r = ctx;
+    int pass = r->prog_pass ? r->prog_pass : (int)phase + 1;
+    fsck_progress_update(r->prog, pass, done, total);
+}
+
+/* Text output helper: a line, prefixed with the device in preen mode. */
+static void say(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct run *r, const char *fmt, ...)
+{
+    if (r->out == NULL)
+        return;
+    fsck_progress_clear(r->prog);
+    if (r->o->mode == FSCK_MODE_PREEN)
+        fprintf(r->out, "%s: ", r->dev_esc);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(r->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', r->out);
+}
+
+/* ---- findings -------------------------------------------------------------- */
+
+/* Does fsck count f as a problem (something to repair, or an error it cannot)? */
+static bool is_problem(const struct run *r, const struct scan_finding *f, enum fsck_cat *cat_out,
+                       bool *per_entry)
+{
+    const struct scan_problem_info *pi = scan_problem_lookup(f->code);
+    enum fsck_cat cat = fsck_code_cat(f->code, per_entry);
+    if (cat == FSCK_CAT_UNDELETE)
+        cat = (r->o->undelete && f->count >= f->count2) ? cat : FSCK_CAT_NONE;
+    *cat_out = cat;
+    if (cat == FSCK_CAT_NONE)
+        return pi == NULL || pi->severity >= SCAN_SEV_ERROR;
+    return true;
+}
+
+static size_t count_problems(const struct run *r, const struct scan_result *res)
+{
+    const struct scan_finding *fs;
+    size_t n = scan_findings(res, &fs), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        enum fsck_cat cat;
+        bool per;
+        if (is_problem(r, &fs[i], &cat, &per))
+            k++;
+    }
+    return k;
+}
+
+static const char *pass_title(unsigned pass)
+{
+    switch (pass) {
+    case SCAN_PASS_SUPER:
+        return "Pass 1: Checking the superblock and geometry";
+    case SCAN_PASS_TREE:
+        return "Pass 2: Checking directory trees";
+    case SCAN_PASS_FILE:
+        return "Pass 3: Checking files and extender trees";
+    case SCAN_PASS_FREE:
+        return "Pass 4: Checking the free list";
+    case SCAN_PASS_BLOCKS:
+        return "Pass 5: Checking block ownership";
+    case SCAN_PASS_COUNTER:
+        return "Pass 6: Checking write counters";
+    case SCAN_PASS_DRIVER:
+    default:
+        return "Pass 7: Checking marks of the 2012 driver and formatter";
+    }
+}
+
+/* "rebuild the free list" -> "Rebuild the free list" */
+static void question_of(const char *repair, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", repair);
+    if (buf[0] >= 'a' && buf[0] <= 'z')
+        buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
+/*
+ * Show every finding of res pass by pass and record the answers in r->ctx.
+ * Returns false on no memory.
+ */
+static bool present(struct run *r, struct scan_result *res, unsigned round)
+{
+    const struct scan_finding *fs;
+    size_t n = scan_findings(res, &fs);
+    enum fsck_answer latched[FSCK_CAT_COUNT];
+    bool have_latch[FSCK_CAT_COUNT] = {false};
+    bool preen_all[FSCK_CAT_COUNT];
+    for (int k = 0; k < FSCK_CAT_COUNT; k++) {
+        preen_all[k] = true;
+        latched[k] = FSCK_ANSWER_NO;
+    }
+    for (size_t i = 0; i < n; i++) {
+        enum fsck_cat cat;
+        bool per;
+        if (!is_problem(r, &fs[i], &cat, &per))
+            continue;
+        const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
+        if (pi == NULL || !(pi->flags & SCAN_PF_PREEN_OK))
+            preen_all[cat] = false;
+    }
+    bool preen = r->o->mode == FSCK_MODE_PREEN;
+    for (unsigned pass = 0; pass <= SCAN_PASS_DRIVER && !r->cancelled; pass++) {
+        if (!preen)
+            say(r, "%s", pass_title(pass));
+        for (size_t i = 0; i < n && !r->cancelled; i++) {
+            const struct scan_finding *f = &fs[i];
+            if ((f->code >> 16) != pass)
+                continue;
+            const struct scan_problem_info *pi = scan_problem_lookup(f->code);
+            enum fsck_cat cat;
+            bool per;
+            bool problem = is_problem(r, f, &cat, &per);
+            char *raw = scan_finding_message(f);
+            char *msg = raw ? fsck_escape(raw, strlen(raw)) : NULL;
+            free(raw);
+            if (msg == NULL)
+                return false;
+            const char *answer = "none";
+            bool show = problem || r->o->verbose ||
+                        (pi != NULL && pi->severity >= SCAN_SEV_WARNING);
+            if (show)
+                say(r, "%s", msg);
+            if (problem && cat == FSCK_CAT_UNSUPPORTED) {
+                say(r, "%s", "  (this version of " FSCK_PROGRAM " cannot repair it)");
+            } else if (problem && cat != FSCK_CAT_NONE) {
+                char q[300];
+                /* The catalogue proposes no repair of a deleted entry; --undelete makes one. */
+                question_of(cat == FSCK_CAT_UNDELETE ? "relink it (undelete)"
+                                                     : pi ? pi->repair : "fix it",
+                            q, sizeof(q));
+                enum fsck_answer a;
+                if (!per && have_latch[cat]) {
+                    a = latched[cat];
+                    if (r->out != NULL) {
+                        fsck_progress_clear(r->prog);
+                        if (preen)
+                            fprintf(r->out, "%s: ", r->dev_esc);
+                        fprintf(r->out, "%s? %s\n", q, a == FSCK_ANSWER_YES ? "yes" : "no");
+                    }
+                } else {
+                    bool preen_ok = per ? (pi && (pi->flags & SCAN_PF_PREEN_OK)) : preen_all[cat];
+                    fsck_progress_clear(r->prog);
+                    if (preen && r->out != NULL)
+                        fprintf(r->out, "%s: ", r->dev_esc);
+                    a = fsck_prompt_ask(r->prompt, r->out, q, preen_ok);
+                    if (!per) {
+                        have_latch[cat] = true;
+                        latched[cat] = a;
+                    }
+                }
+                if (!preen && r->out != NULL)
+                    fputc('\n', r->out);
+                if (a == FSCK_ANSWER_QUIT) {
+                    r->cancelled = true;
+                    answer = "quit";
+                } else {
+                    answer = a == FSCK_ANSWER_YES ? "yes" : "no";
+                    if (preen && a == FSCK_ANSWER_NO)
+                        r->preen_left = true;
+                    if (!fsck_decide(&r->ctx, f->code, f->entry, a)) {
+                        free(msg);
+                        return false;
+                    }
+                }
+            }
+            if ((show || problem) && !fsck_report_add(&r->rep, round, f, msg, answer)) {
+                free(msg);
+                return false;
+            }
+            free(msg);
+        }
+    }
+    return true;
+}
+
+/* ---- scanning and storing ---------------------------------------------------- */
+
+static struct scan_result *do_scan(struct run *r, int prog_pass)
+{
+    struct scan_opts so = {.progress = r->prog ? progress_cb : NULL, .progress_ctx = r};
+    r->prog_pass = prog_pass;
+    struct scan_result *res = NULL;
+    struct lanyfs_error err = {0};
+    lanyfs_fs_cache_drop(r->fs);
+    enum lanyfs_err rc = scan_fs(r->fs, &so, &res, &err);
+    fsck_progress_clear(r->prog);
+    if (rc != LANYFS_OK) {
+        fail(r, "the check failed: %s", err.msg[0] ? err.msg : lanyfs_strerror(rc));
+        return NULL;
+    }
+    return res;
+}
+
+static void store_scan(struct run *r, struct scan_result *res, time_t started)
+{
+    struct store_db *db = NULL;
+    struct lanyfs_error err = {0};
+    enum lanyfs_err rc = store_open(r->o->db, 0, &db, &err);
+    if (rc == LANYFS_OK) {
+        struct store_scan_meta meta = {.image_path = r->dev, .started = (int64_t)started};
+        rc = store_add_scan(db, res, &meta, NULL, &err);
+    }
+    struct lanyfs_error cerr = {0};
+    enum lanyfs_err crc = store_close(db, &cerr);
+    if (rc == LANYFS_OK && crc != LANYFS_OK) {
+        rc = crc;
+        err = cerr;
+    }
+    if (rc != LANYFS_OK)
+        fail(r, "cannot store the scan: %s", err.msg[0] ? err.msg : lanyfs_strerror(rc));
+}
+
+/* ---- the undo file ------------------------------------------------------------ */
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+/* The undo file's path: -z, or ./fsck-lanyfs-NAME.undo (NAME.1, NAME.2 ... when taken). */
+static bool undo_setup(struct run *r)
+{
+    const struct fsck_opts *o = r->o;
+    if (o->no_undo || r->readonly)
+        return true;
+    char buf[4096];
+    if (o->undo_path != NULL) {
+        if (exists(o->undo_path) && !o->undo_overwrite) {
+            fail(r, "the undo file %s exists: remove it, name another with -z, or give "
+                    "--undo-overwrite", o->undo_path);
+            return false;
+        }
+        snprintf(buf, sizeof(buf), "%s", o->undo_path);
+    } else {
+        const char *base = strrchr(r->dev, '/');
+        base = base ? base + 1 : r->dev;
+        if (*base == '\0')
+            base = "device";
+        snprintf(buf, sizeof(buf), "fsck-lanyfs-%.200s.undo", base);
+        for (int k = 1; exists(buf) && k < 1000; k++)
+            snprintf(buf, sizeof(buf), "fsck-lanyfs-%.200s.%d.undo", base, k);
+        if (exists(buf)) {
+            fail(r, "%s", "no free name for the undo file here: give -z FILE or --no-undo");
+            return false;
+        }
+    }
+    r->undo_path = strdup(buf);
+    r->undo = r->undo_path ? lanyfs_undo_new(r->undo_path,
+                                             o->undo_overwrite ? LANYFS_UNDO_OVERWRITE : 0)
+                           : NULL;
+    if (r->undo == NULL) {
+        fail(r, "%s", "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/* ---- repairing ------------------------------------------------------------------ */
+
+static bool has_code(const struct scan_result *res, const char *name)
+{
+    const struct scan_finding *fs;
+    size_t n = scan_findings(res, &fs);
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
+        if (pi != NULL && strcmp(pi->name, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Plan and write one round's repair.  Returns false on an operational error. */
+static bool repair(struct run *r, struct scan_result *res)
+{
+    struct fsck_ctx *c = &r->ctx;
+    c->scan = res;
+    c->fs = r->fs;
+    memset(&c->st, 0, sizeof(c->st));
+    bool ok = false;
+    enum lanyfs_err rc = fsck_plan(c);
+    if (rc != LANYFS_OK) {
+        fail(r, "cannot plan the repair: %s", c->err.msg);
+        goto out;
+    }
+    bool need_free = c->allow_freelist &&
+                     (fsck_approved_any(c, FSCK_CAT_FREELIST) || fsck_plan_changes(c));
+    fsck_progress_update(r->prog, 6, 0, 5);
+    struct fsck_freelist fl;
+    if ((rc = fsck_newblk_write(c)) != LANYFS_OK)
+        goto out_err;
+    fsck_progress_update(r->prog, 6, 1, 5);
+    if ((rc = fsck_file_write(c)) != LANYFS_OK)
+        goto out_err;
+    fsck_progress_update(r->prog, 6, 2, 5);
+    if ((rc = fsck_tree_write(c)) != LANYFS_OK)
+        goto out_err;
+    fsck_progress_update(r->prog, 6, 3, 5);
+    if (need_free && (rc = fsck_freelist_write(c, &fl)) != LANYFS_OK)
+        goto out_err;
+    fsck_progress_update(r->prog, 6, 4, 5);
+    if ((rc = fsck_super_write(c, need_free ? &fl : NULL)) != LANYFS_OK)
+        goto out_err;
+    if (c->st.writes > 0 && (rc = lanyfs_image_sync(lanyfs_fs_image(r->fs), &c->err)) != LANYFS_OK)
+        goto out_err;
+    fsck_progress_update(r->prog, 6, 5, 5);
+    for (size_t i = 0; i < c->nte; i++)
+        if (c->te[i].moved && c->te[i].parent == c->lostfound && c->lostfound != FSCK_NONE)
+            r->lost_found++;
+    ok = true;
+    goto out;
+out_err:
+    fail(r, "the repair stopped: %s", c->err.msg[0] ? c->err.msg : lanyfs_strerror(rc));
+out:
+    r->writes += c->st.writes;
+    if (c->st.writes > 0)
+        r->modified = true;
+    fsck_plan_free(c);
+    return ok;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+static void summarize(struct run *r, const struct scan_result *res, uint64_t free_before,
+                      struct fsck_summary *s)
+{
+    memset(s, 0, sizeof(*s));
+    if (res != NULL) {
+        struct scan_summary ss;
+        scan_summarize(res, &ss);
+        s->files = ss.files;
+        s->dirs = ss.dirs;
+        s->blocks = lanyfs_fs_super(r->fs)->blocks;
+        s->free = ss.free_listed;
+        s->used = s->blocks > s->free ? s->blocks - s->free : 0;
+        s->reclaimed = ss.free_listed > free_before ? ss.free_listed - free_before : 0;
+    }
+    s->lost_found = r->lost_found;
+    s->writes = r->writes;
+    s->modified = r->modified;
+    s->undo = r->undo_used ? r->undo_path : NULL;
+}
+
+int fsck_run(const struct fsck_opts *o)
+{
+    struct run run;
+    struct run *r = &run;
+    memset(r, 0, sizeof(*r));
+    r->o = o;
+    r->out = o->json ? NULL : (o->out ? o->out : stdout);
+    r->err = o->errout ? o->errout : stderr;
+    r->dev = o->device;
+    r->readonly = o->mode == FSCK_MODE_NO;
+    r->ctx.o = o;
+    r->ctx.out = r->out;
+    r->ctx.verbose = o->verbose;
+    lanyfs_ts_now(&r->ctx.now);
+    struct scan_result *res = NULL;
+    uint64_t free_before = 0;
+    bool clean = false;
+    int exit_code = 0;
+    time_t started = time(NULL);
+
+    r->dev_esc = fsck_escape(o->device, strlen(o->device));
+    r->prompt = fsck_prompt_new(o);
+    if (r->dev_esc == NULL || r->prompt == NULL) {
+        fail(r, "%s", "out of memory");
+        goto out;
+    }
+    if (!fsck_prompt_usable(r->prompt)) {
+        fail(r, "%s", "interactive repairs need a terminal: give -n, -p or -y");
+        goto out;
+    }
+    const char *where = NULL;
+    if (!o->no_mount_check && fsck_device_mounted(o->device, &where)) {
+        if (!r->readonly) {
+            fail(r, "%s is mounted: unmount it before repairing it", r->dev_esc);
+            goto out;
+        }
+        fprintf(r->err, "%s: warning: %s is mounted on %s; the check may see it change\n",
+                FSCK_PROGRAM, r->dev_esc, where ? where : "?");
+    }
+    if (!undo_setup(r))
+        goto out;
+    unsigned flags = LANYFS_OPEN_FORCE;
+    if (!r->readonly)
+        flags |= LANYFS_OPEN_RDWR | LANYFS_OPEN_EXCL;
+    struct lanyfs_error err = {0};
+    if (lanyfs_fs_open(o->device, flags, &r->fs, &err) != LANYFS_OK) {
+        fail(r, "%s", err.msg);
+        goto out;
+    }
+    if (r->undo != NULL)
+        lanyfs_undo_attach(r->undo, r->fs, o->test_hook, o->test_hook_ctx);
+    else if (o->test_hook != NULL)
+        lanyfs_fs_set_write_hook(r->fs, o->test_hook, o->test_hook_ctx);
+    r->prog = fsck_progress_new(o->progress_fd, o->device);
+
+    if (r->out != NULL && o->mode != FSCK_MODE_PREEN)
+        fprintf(r->out, "%s %s\nChecking %s\n", FSCK_PROGRAM, PACKAGE_VERSION, r->dev_esc);
+    res = do_scan(r, 0);
+    if (res == NULL)
+        goto out;
+    if (o->db != NULL)
+        store_scan(r, res, started);
+    {
+        struct scan_summary ss;
+        scan_summarize(res, &ss);
+        free_before = ss.free_listed;
+    }
+    bool grown = false;
+    for (unsigned round = 1;; round++) {
+        r->ctx.ndec = 0;
+        if (!present(r, res, round)) {
+            fail(r, "%s", "out of memory");
+            break;
+        }
+        if (r->cancelled || r->readonly)
+            break;
+        const struct lanyfs_super *sb = lanyfs_fs_super(r->fs);
+        uint64_t target = fsck_super_grow_target(r->fs);
+        bool small = has_code(res, "SB_BLOCKS_SMALL") && fsck_allowed(&r->ctx, FSCK_CAT_GROW, 0);
+        bool over = has_code(res, "SB_BLOCKS_OVER_ADDR") && fsck_allowed(&r->ctx, FSCK_CAT_CAP, 0);
+        if (!grown && ((small && target > sb->blocks) || (over && target < sb->blocks))) {
+            grown = true;
+            struct lanyfs_error gerr = {0};
+            if (fsck_super_set_blocks(r->fs, target, &gerr) != LANYFS_OK ||
+                lanyfs_image_sync(lanyfs_fs_image(r->fs), &gerr) != LANYFS_OK) {
+                fail(r, "cannot write the superblock: %s", gerr.msg);
+                break;
+            }
+            r->writes++;
+            r->modified = true;
+            say(r, "'blocks' is now %" PRIu64 "; checking again.", target);
+            scan_result_free(res);
+            res = do_scan(r, 0);
+            if (res == NULL)
+                break;
+            continue;
+        }
+        if (count_problems(r, res) == 0)
+            break;
+        uint64_t before = r->writes;
+        bool ok = repair(r, res);
+        if (!ok)
+            break;
+        scan_result_free(res);
+        res = do_scan(r, 7);
+        if (res == NULL)
+            break;
+        if (r->writes == before || count_problems(r, res) == 0 || round >= MAX_ROUNDS)
+            break;
+        if (r->out != NULL && o->mode != FSCK_MODE_PREEN)
+            fprintf(r->out, "Restarting the check: %zu problems are left.\n\n",
+                    count_problems(r, res));
+    }
+    if (res != NULL)
+        clean = count_problems(r, res) == 0;
+    if (clean && !r->readonly && !r->cancelled && !r->failed) {
+        struct lanyfs_error cerr = {0};
+        if (fsck_super_set_checked(r->fs, &r->ctx.now, &cerr) != LANYFS_OK ||
+            lanyfs_image_sync(lanyfs_fs_image(r->fs), &cerr) != LANYFS_OK)
+            fail(r, "cannot write the superblock: %s", cerr.msg);
+        else
+            r->writes++;
+    }
+out:
+    if (r->undo != NULL) {
+        r->undo_used = lanyfs_undo_started(r->undo);
+        struct lanyfs_error uerr = {0};
+        if (r->failed) {
+            lanyfs_undo_abandon(r->undo);
+        } else if (lanyfs_undo_finish(r->undo, &uerr) != LANYFS_OK) {
+            fail(r, "%s", uerr.msg);
+        }
+        r->undo = NULL;
+    }
+    {
+        struct fsck_summary s;
+        summarize(r, res, free_before, &s);
+        s.clean = clean;
+        if (r->modified && r->writes > 0)
+            exit_code |= FSCK_EXIT_CORRECTED;
+        if (!clean)
+            exit_code |= FSCK_EXIT_UNCORRECTED;
+        if (r->failed)
+            exit_code |= FSCK_EXIT_ERROR;
+        if (r->cancelled)
+            exit_code = FSCK_EXIT_CANCELLED | (exit_code & FSCK_EXIT_CORRECTED);
+        if (r->failed && res == NULL)
+            exit_code &= ~FSCK_EXIT_UNCORRECTED;
+        if (o->json) {
+            fsck_report_json(o->out ? o->out : stdout, o, &r->rep, &s, exit_code,
+                             r->failed ? r->errmsg : NULL);
+        } else if (r->out != NULL && res != NULL) {
+            fsck_progress_clear(r->prog);
+            if (r->cancelled)
+                fprintf(r->out, "%s: cancelled: nothing more was written.\n", r->dev_esc);
+            if (r->modified)
+                fprintf(r->out, "\n%s: ***** FILESYSTEM WAS MODIFIED *****\n", r->dev_esc);
+            if (!clean && o->mode == FSCK_MODE_PREEN && r->preen_left)
+                fprintf(r->out,
+                        "\n%s: UNEXPECTED INCONSISTENCY; RUN " FSCK_PROGRAM " MANUALLY.\n"
+                        "\t(i.e., without -a or -p options)\n",
+                        r->dev_esc);
+            else if (!clean)
+                fprintf(r->out, "\n%s: ********** WARNING: Filesystem still has errors **********\n",
+                        r->dev_esc);
+            fprintf(r->out,
+                    "%s: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 "/%" PRIu64
+                    " blocks used (%" PRIu64 " free), %" PRIu64 " blocks reclaimed, %" PRIu64
+                    " entries moved to /lost+found\n",
+                    r->dev_esc, s.files, s.dirs, s.used, s.blocks, s.free, s.reclaimed,
+                    s.lost_found);
+            if (s.undo != NULL) {
+                char *u = fsck_escape(s.undo, strlen(s.undo));
+                fprintf(r->out, "Undo file: %s (restore with: lanyfs-undo %s %s)\n",
+                        u ? u : "?", u ? u : "?", r->dev_esc);
+                free(u);
+            }
+        }
+    }
+    if (r->out != NULL)
+        fflush(r->out);
+    scan_result_free(res);
+    free(r->ctx.dec);
+    fsck_report_free(&r->rep);
+    fsck_progress_free(r->prog);
+    lanyfs_fs_close(r->fs);
+    fsck_prompt_free(r->prompt);
+    free(r->undo_path);
+    free(r->dev_esc);
+    return exit_code;
+}

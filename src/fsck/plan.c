@@ -1,0 +1,578 @@
+/*
+ * plan.c -- what fsck does about each finding, and the plan of a repair.
+ *
+ * Policy: every catalogue code maps to a kind of repair (enum fsck_cat),
+ * looked up by the code's stable name so that codes the catalogue gains
+ * later fall back safely (a row marked NO_REPAIR is a fact; any other
+ * unknown row is a repair this version does not make).  Driver marks are
+ * repaired where they waste space (the leaks, the uncounted push, the cut
+ * free list, the extender flood, blocks mapped past the size) and left
+ * alone where they are harmless (the formatter's chain type, the filled
+ * last slot, the stale freetail, time drift, holes) or where a repair could
+ * take away what a user sees (an entry whose failed delete left it in its
+ * tree: it stays, readable as before).
+ *
+ * Answers are gathered per kind: a kind may be repaired when every
+ * question of that kind (for per-entry kinds: about that entry) was
+ * answered yes.  A repair no finding asked for is made only with -y.
+ *
+ * The plan (fsck_plan) is built in this order:
+ *   1. the root, every live entry, relinked orphans, undeleted entries and
+ *      the entries whose blocks a declined repair keeps, with their
+ *      directories (orphans without one go to /lost+found);
+ *   2. every entry's own block is claimed, then the trees of live files,
+ *      of relinked orphans, of kept entries, then undeleted data: the first
+ *      to claim a block keeps it (e2fsck's rule for shared blocks);
+ *   3. the pool of blocks the repair may take (repair_clone.c);
+ *   4. /lost+found and the names (repair_lostfound.c);
+ *   5. each file's fixes and copies (repair_file.c), then each directory's
+ *      tree (repair_tree.c).
+ * Whatever no one claims at the end is free.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair.h"
+
+/* ---- policy -------------------------------------------------------------------- */
+
+struct policy {
+    const char *name;   /* catalogue name */
+    enum fsck_cat cat;  /* what fsck does */
+    bool per_entry;     /* answers are per entry */
+};
+
+static const struct policy policies[] = {
+    {"SB_BAD_MAGIC", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_BAD_TYPE", FSCK_CAT_SUPER, false},
+    {"SB_VERSION", FSCK_CAT_NONE, false},
+    {"SB_BAD_BLOCKSIZE", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_BAD_ADDRLEN", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_BLOCKS_SMALL", FSCK_CAT_GROW, false},
+    {"SB_TRUNCATED", FSCK_CAT_NONE, false},
+    {"SB_BLOCKS_OVER_ADDR", FSCK_CAT_CAP, false},
+    {"SB_ROOTDIR_RANGE", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_FREEHEAD_RANGE", FSCK_CAT_FREELIST, false},
+    {"SB_FREETAIL_RANGE", FSCK_CAT_FREELIST, false},
+    {"SB_BADBLOCKS_RANGE", FSCK_CAT_SUPER, false},
+    {"SB_FREEBLOCKS_WRONG", FSCK_CAT_FREELIST, false},
+    {"SB_TIME_INVALID", FSCK_CAT_SUPER, false},
+    {"SB_LABEL_NO_NUL", FSCK_CAT_NONE, false},
+    {"SB_GEOMETRY_INFERRED", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_FORMAT_INTERRUPTED", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_ROOT_NOT_DIR", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_IMAGE_TAIL", FSCK_CAT_NONE, false},
+    {"TREE_PTR_RANGE", FSCK_CAT_TREE, false},
+    {"TREE_PTR_TYPE", FSCK_CAT_TREE, false},
+    {"TREE_CYCLE", FSCK_CAT_TREE, false},
+    {"TREE_ORDER", FSCK_CAT_TREE, false},
+    {"TREE_DUP_NAME", FSCK_CAT_TREE, false},
+    {"TREE_NAME_EMPTY", FSCK_CAT_TREE, false},
+    {"TREE_NAME_NO_NUL", FSCK_CAT_TREE, false},
+    {"TREE_NAME_SLASH", FSCK_CAT_TREE, false},
+    {"TREE_REACHED_TWICE", FSCK_CAT_TREE, false},
+    {"TREE_TOO_DEEP", FSCK_CAT_NONE, false},
+    {"TREE_TIME_INVALID", FSCK_CAT_TIME, true},
+    {"TREE_UNREADABLE", FSCK_CAT_TREE, false},
+    {"FILE_DATA_RANGE", FSCK_CAT_FILE, true},
+    {"FILE_DATA_TYPE", FSCK_CAT_FILE, true},
+    {"EXT_LEVEL_WRONG", FSCK_CAT_FILE, true},
+    {"EXT_SLOT_RANGE", FSCK_CAT_FILE, true},
+    {"EXT_SLOT_METADATA", FSCK_CAT_FILE, true},
+    {"FILE_SIZE_UNMAPPED", FSCK_CAT_FILE, true},
+    {"FILE_SIZE_EXCESS", FSCK_CAT_FILE, true},
+    {"FILE_HOLES", FSCK_CAT_NONE, false},
+    {"EXT_TYPE", FSCK_CAT_FILE, true},
+    {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
+    {"FREE_PTR_RANGE", FSCK_CAT_FREELIST, false},
+    {"FREE_END_WRONG", FSCK_CAT_FREELIST, false},
+    {"FREE_SLOT_RANGE", FSCK_CAT_FREELIST, false},
+    {"FREE_SLOT_IN_USE", FSCK_CAT_FREELIST, false},
+    {"FREE_LISTED_TWICE", FSCK_CAT_FREELIST, false},
+    {"FREE_CHAIN_TYPE", FSCK_CAT_FREELIST, false},
+    {"FREE_SLOT_METADATA", FSCK_CAT_FREELIST, false},
+    {"BLOCK_SHARED", FSCK_CAT_CLONE, false},
+    {"BLOCKS_LEAKED", FSCK_CAT_FREELIST, false},
+    {"ORPHAN_ENTRY", FSCK_CAT_ORPHAN, true},
+    {"DELETED_ENTRY", FSCK_CAT_UNDELETE, true},
+    {"BLOCK_UNREADABLE", FSCK_CAT_NONE, false},
+    {"TORN_CHAIN_COUNTER", FSCK_CAT_FREELIST, false},
+    {"TORN_SECTORS", FSCK_CAT_TREE, false},
+    {"ENTRY_NEVER_WRITTEN", FSCK_CAT_FILE, true},
+    {"SB_STALE_FREEHEAD", FSCK_CAT_FREELIST, false},
+    {"MARK_FORMATTER_CHAIN_TYPE", FSCK_CAT_NONE, false},
+    {"MARK_LAST_SLOT_FILLED", FSCK_CAT_NONE, false},
+    {"MARK_LAST_SLOT_LEAK", FSCK_CAT_FREELIST, false},
+    {"MARK_UNCOUNTED_PUSH", FSCK_CAT_FREELIST, false},
+    {"MARK_FREETAIL_STALE", FSCK_CAT_NONE, false},
+    {"MARK_FREELIST_CUT", FSCK_CAT_FREELIST, false},
+    {"MARK_EXTENDER_LEAK", FSCK_CAT_FREELIST, false},
+    {"MARK_EXTENDER_FLOOD", FSCK_CAT_FREELIST, false},
+    {"MARK_FIRST_BLOCK_OVERWRITTEN", FSCK_CAT_FILE, true},
+    {"MARK_HOLE_TO_BLOCK0", FSCK_CAT_NONE, false},
+    {"MARK_FAILED_DELETE", FSCK_CAT_NONE, false},
+    {"MARK_RENAME_TWO_TREES", FSCK_CAT_TREE, false},
+    {"MARK_FROZEN_PARENT", FSCK_CAT_TREE, false},
+    {"MARK_EXTRA_MAPPED", FSCK_CAT_FILE, true},
+    {"MARK_ENTRY_BECAME_CHAIN", FSCK_CAT_TREE, false},
+    {"MARK_TIME_DRIFT", FSCK_CAT_NONE, false},
+    {"MARK_ZERO_SIZE_EXTENDER", FSCK_CAT_FILE, true},
+    {"MARK_DRIVER_ORPHAN", FSCK_CAT_ORPHAN, true},
+    {"MARK_STALE_LINK", FSCK_CAT_TREE, false},
+};
+
+enum fsck_cat fsck_code_cat(uint32_t code, bool *per_entry)
+{
+    *per_entry = false;
+    const struct scan_problem_info *pi = scan_problem_lookup(code);
+    if (pi == NULL)
+        return FSCK_CAT_UNSUPPORTED;
+    for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+        if (strcmp(policies[i].name, pi->name) == 0) {
+            *per_entry = policies[i].per_entry;
+            return policies[i].cat;
+        }
+    }
+    if (pi->flags & (SCAN_PF_NO_REPAIR | SCAN_PF_RETIRED))
+        return FSCK_CAT_NONE;
+    return FSCK_CAT_UNSUPPORTED;
+}
+
+const char *fsck_cat_name(enum fsck_cat c)
+{
+    static const char *const names[FSCK_CAT_COUNT] = {
+        "none", "unsupported", "superblock", "grow", "cap", "free list",
+        "tree", "time", "file", "clone", "orphan", "undelete",
+    };
+    return c < FSCK_CAT_COUNT ? names[c] : "?";
+}
+
+/* ---- answers ---------------------------------------------------------------------- */
+
+bool fsck_decide(struct fsck_ctx *c, uint32_t code, uint32_t entry, enum fsck_answer a)
+{
+    if (c->ndec == c->capdec) {
+        size_t ncap = c->capdec ? c->capdec * 2 : 64;
+        void *p = realloc(c->dec, ncap * sizeof(*c->dec));
+        if (p == NULL)
+            return false;
+        c->dec = p;
+        c->capdec = ncap;
+    }
+    bool per;
+    enum fsck_cat cat = fsck_code_cat(code, &per);
+    c->dec[c->ndec++] = (struct fsck_decision){
+        .code = code, .cat = cat, .entry = per ? entry : 0, .answer = a};
+    return true;
+}
+
+bool fsck_allowed(const struct fsck_ctx *c, enum fsck_cat cat, uint32_t entry)
+{
+    bool seen = false;
+    for (size_t i = 0; i < c->ndec; i++) {
+        const struct fsck_decision *d = &c->dec[i];
+        if (d->cat != cat)
+            continue;
+        if (entry != 0 && d->entry != 0 && d->entry != entry)
+            continue;
+        seen = true;
+        if (d->answer != FSCK_ANSWER_YES)
+            return false;
+    }
+    return seen || c->o->mode == FSCK_MODE_YES;
+}
+
+bool fsck_approved_any(const struct fsck_ctx *c, enum fsck_cat cat)
+{
+    for (size_t i = 0; i < c->ndec; i++)
+        if (c->dec[i].cat == cat && c->dec[i].answer == FSCK_ANSWER_YES)
+            return true;
+    return false;
+}
+
+/* ---- helpers ------------------------------------------------------------------------ */
+
+void fsck_note(struct fsck_ctx *c, const char *fmt, ...)
+{
+    if (!c->verbose || c->out == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("  plan: ", c->out);
+    vfprintf(c->out, fmt, ap);
+    fputc('\n', c->out);
+    va_end(ap);
+}
+
+enum lanyfs_err fsck_read(struct fsck_ctx *c, uint64_t blk, uint8_t *buf)
+{
+    return lanyfs_fs_read_block(c->fs, blk, buf, &c->err);
+}
+
+enum lanyfs_err fsck_write(struct fsck_ctx *c, uint64_t blk, const uint8_t *buf)
+{
+    enum lanyfs_err rc = lanyfs_fs_write_block(c->fs, blk, buf, &c->err);
+    if (rc == LANYFS_OK)
+        c->st.writes++;
+    return rc;
+}
+
+bool fsck_claim(struct fsck_ctx *c, uint64_t blk, enum fsck_own k, uint32_t who)
+{
+    if (blk == 0 || blk >= c->nblocks || c->kind[blk] != OWN_FREE)
+        return false;
+    c->kind[blk] = (uint8_t)k;
+    c->owner[blk] = who;
+    return true;
+}
+
+struct tentry *fsck_te_add(struct fsck_ctx *c)
+{
+    if (c->nte == c->capte) {
+        size_t ncap = c->capte ? c->capte * 2 : 64;
+        void *p = realloc(c->te, ncap * sizeof(*c->te));
+        if (p == NULL)
+            return NULL;
+        c->te = p;
+        c->capte = ncap;
+    }
+    struct tentry *t = &c->te[c->nte++];
+    memset(t, 0, sizeof(*t));
+    t->parent = FSCK_NONE;
+    return t;
+}
+
+bool fsck_te_add_kid(struct fsck_ctx *c, uint32_t dir, uint32_t kid)
+{
+    struct tentry *d = &c->te[dir];
+    if (d->nkids == d->capkids) {
+        size_t ncap = d->capkids ? d->capkids * 2 : 8;
+        void *p = realloc(d->kids, ncap * sizeof(*d->kids));
+        if (p == NULL)
+            return false;
+        d->kids = p;
+        d->capkids = ncap;
+    }
+    d->kids[d->nkids++] = kid;
+    return true;
+}
+
+struct tentry *fsck_te_of_sid(struct fsck_ctx *c, uint32_t sid)
+{
+    if (sid == 0 || sid > c->nsid || c->by_sid[sid - 1] == 0)
+        return NULL;
+    return &c->te[c->by_sid[sid - 1] - 1];
+}
+
+void fsck_plan_free(struct fsck_ctx *c)
+{
+    for (size_t i = 0; i < c->nte; i++)
+        free(c->te[i].kids);
+    free(c->te);
+    c->te = NULL;
+    c->nte = c->capte = 0;
+    for (size_t i = 0; i < c->nnb; i++) {
+        free(c->nb[i].data);
+        free(c->nb[i].slot_new);
+    }
+    free(c->nb);
+    c->nb = NULL;
+    c->nnb = c->capnb = 0;
+    free(c->xe);
+    c->xe = NULL;
+    c->nxe = c->capxe = 0;
+    free(c->kind);
+    free(c->owner);
+    free(c->by_sid);
+    free(c->pool);
+    c->kind = NULL;
+    c->owner = NULL;
+    c->by_sid = NULL;
+    c->pool = NULL;
+    c->npool = c->pool_next = 0;
+    c->nsid = 0;
+}
+
+bool fsck_plan_changes(const struct fsck_ctx *c)
+{
+    if (c->nnb > 0 || c->nxe > 0)
+        return true;
+    for (size_t i = 0; i < c->nte; i++) {
+        const struct tentry *t = &c->te[i];
+        if (t->fields_dirty || t->name_dirty || t->is_new || t->moved || t->tree_rebuild)
+            return true;
+    }
+    return false;
+}
+
+/* ---- building the target ------------------------------------------------------- */
+
+/* The orphan at the top of sid's chain of orphan parents (the one ORPHAN_ENTRY names). */
+static uint32_t orphan_root(const struct scan_result *r, uint32_t sid)
+{
+    for (unsigned guard = 0; guard < 100000; guard++) {
+        const struct scan_entry *x = scan_entry_by_id(r, sid);
+        if (x == NULL || x->parent == 0)
+            return sid;
+        const struct scan_entry *p = scan_entry_by_id(r, x->parent);
+        if (p == NULL || p->state != SCAN_ENTRY_ORPHAN)
+            return sid;
+        sid = x->parent;
+    }
+    return sid;
+}
+
+/* Add the target entry for scan entry x. */
+static struct tentry *add_scan_entry(struct fsck_ctx *c, const struct scan_entry *x)
+{
+    if (x->block == 0 || x->block >= c->nblocks || c->kind[x->block] != OWN_FREE)
+        return NULL;
+    struct tentry *t = fsck_te_add(c);
+    if (t == NULL)
+        return NULL;
+    t->block = x->block;
+    t->sid = x->id;
+    t->e = x->e;
+    t->fin_root = 0;
+    c->kind[x->block] = OWN_ENTRY;
+    c->owner[x->block] = (uint32_t)(c->nte - 1);
+    if (x->id <= c->nsid)
+        c->by_sid[x->id - 1] = (uint32_t)c->nte;
+    return t;
+}
+
+/* The marks plan.c needs from the findings, on the target entries. */
+static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
+{
+    const struct scan_finding *fs;
+    size_t n = scan_findings(res, &fs);
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
+        if (pi == NULL)
+            continue;
+        struct tentry *t = fsck_te_of_sid(c, fs[i].entry);
+        if (strcmp(pi->name, "TORN_SECTORS") == 0 && fs[i].block < c->nblocks &&
+            c->kind[fs[i].block] == OWN_ENTRY && c->owner[fs[i].block] != FSCK_NONE)
+            t = &c->te[c->owner[fs[i].block]];
+        if (t == NULL)
+            continue;
+        if (strcmp(pi->name, "FILE_SIZE_UNMAPPED") == 0)
+            t->marks |= FSCK_M_UNMAPPED;
+        else if (strcmp(pi->name, "MARK_FIRST_BLOCK_OVERWRITTEN") == 0) {
+            t->marks |= FSCK_M_FIRST_OVER;
+            t->cut_to = fs[i].count;
+        } else if (strcmp(pi->name, "ENTRY_NEVER_WRITTEN") == 0)
+            t->marks |= FSCK_M_NEVER_WRITTEN;
+        else if (strcmp(pi->name, "TREE_TIME_INVALID") == 0)
+            t->marks |= FSCK_M_TIME;
+        else if (strcmp(pi->name, "TORN_SECTORS") == 0)
+            t->marks |= FSCK_M_TORN;
+    }
+}
+
+enum lanyfs_err fsck_plan(struct fsck_ctx *c)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    struct scan_result *r = c->scan;
+    const struct scan_entry *ents;
+    size_t nents = scan_entries(r, &ents);
+    const struct lanyfs_super *sb = lanyfs_fs_super(c->fs);
+    c->g = *lanyfs_fs_geom(c->fs);
+    c->nblocks = sb->blocks;
+    if (c->nblocks > lanyfs_fs_image_blocks(c->fs))
+        c->nblocks = lanyfs_fs_image_blocks(c->fs);
+    c->root = FSCK_NONE;
+    c->lostfound = FSCK_NONE;
+    c->kind = calloc(c->nblocks ? c->nblocks : 1, 1);
+    c->owner = malloc((c->nblocks ? c->nblocks : 1) * sizeof(*c->owner));
+    c->nsid = nents;
+    c->by_sid = calloc(nents ? nents : 1, sizeof(*c->by_sid));
+    if (c->kind == NULL || c->owner == NULL || c->by_sid == NULL) {
+        rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+        goto out;
+    }
+    for (uint64_t b = 0; b < c->nblocks; b++)
+        c->owner[b] = FSCK_NONE;
+    c->kind[0] = OWN_SUPER;
+
+    /* Blocks that cannot be read stay out of the free list. */
+    const struct scan_block *map = scan_blocks(r);
+    uint64_t nmap = scan_block_count(r);
+    for (uint64_t b = 1; b < c->nblocks && b < nmap; b++)
+        if (map[b].cls == SCAN_BLK_UNREADABLE)
+            c->kind[b] = OWN_KEEP;
+
+    c->allow_freelist = fsck_allowed(c, FSCK_CAT_FREELIST, 0);
+    c->allow_clone = c->allow_freelist && fsck_allowed(c, FSCK_CAT_CLONE, 0);
+    c->allow_tree = fsck_allowed(c, FSCK_CAT_TREE, 0);
+    c->allow_super = fsck_allowed(c, FSCK_CAT_SUPER, 0);
+
+    /* 1. The root and the live entries. */
+    for (size_t i = 0; i < nents; i++) {
+        const struct scan_entry *x = &ents[i];
+        if (x->state == SCAN_ENTRY_LIVE && x->block == sb->rootdir && lanyfs_entry_is_dir(&x->e)) {
+            if (add_scan_entry(c, x) != NULL)
+                c->root = (uint32_t)(c->nte - 1);
+            break;
+        }
+    }
+    if (c->root == FSCK_NONE)
+        goto out; /* nothing can be relinked without a root: the plan stays empty */
+    for (size_t i = 0; i < nents; i++) {
+        const struct scan_entry *x = &ents[i];
+        if (x->state != SCAN_ENTRY_LIVE || x->block == sb->rootdir)
+            continue;
+        if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+            continue;
+        struct tentry *t = add_scan_entry(c, x);
+        if (t != NULL)
+            t->file_allowed = fsck_allowed(c, FSCK_CAT_FILE, x->id);
+    }
+    /* Orphans: relinked, or kept where they are. */
+    for (size_t i = 0; i < nents; i++) {
+        const struct scan_entry *x = &ents[i];
+        if (x->state != SCAN_ENTRY_ORPHAN)
+            continue;
+        if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+            continue;
+        uint32_t top = orphan_root(r, x->id);
+        bool relink = fsck_allowed(c, FSCK_CAT_ORPHAN, top) && c->allow_tree;
+        struct tentry *t = add_scan_entry(c, x);
+        if (t == NULL)
+            continue;
+        t->moved = relink;
+        t->file_allowed = relink && fsck_allowed(c, FSCK_CAT_FILE, x->id);
+        if (!relink)
+            c->kind[t->block] = OWN_KEEP;
+    }
+    /* Deleted entries asked back. */
+    if (c->o->undelete && c->allow_freelist && c->allow_tree) {
+        for (size_t i = 0; i < nents; i++) {
+            const struct scan_entry *x = &ents[i];
+            if (x->state != SCAN_ENTRY_DELETED || !fsck_allowed(c, FSCK_CAT_UNDELETE, x->id))
+                continue;
+            if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+                continue;
+            if (lanyfs_entry_is_file(&x->e) && x->blocks_intact < x->blocks_needed)
+                continue;
+            struct tentry *t = add_scan_entry(c, x);
+            if (t == NULL)
+                continue;
+            t->moved = true;
+            t->file_allowed = true;
+        }
+    }
+
+    /* Parents. */
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        if (i == c->root || c->kind[t->block] == OWN_KEEP)
+            continue;
+        const struct scan_entry *x = scan_entry_by_id(r, t->sid);
+        struct tentry *p = x ? fsck_te_of_sid(c, x->parent) : NULL;
+        if (p != NULL && lanyfs_entry_is_dir(&p->e) && c->kind[p->block] == OWN_ENTRY &&
+            (x->state == SCAN_ENTRY_LIVE || p->moved || x->state == SCAN_ENTRY_DELETED))
+            t->parent = (uint32_t)(p - c->te);
+        else
+            t->to_lostfound = true;
+    }
+
+    apply_marks(c, r);
+
+    /* 2. Claims: live files, relinked orphans, kept orphans; then undeleted data. */
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < c->nte; i++) {
+            struct tentry *t = &c->te[i];
+            const struct scan_entry *x = scan_entry_by_id(r, t->sid);
+            if (x == NULL || !lanyfs_entry_is_file(&t->e))
+                continue;
+            bool kept = c->kind[t->block] == OWN_KEEP;
+            int want = x->state == SCAN_ENTRY_LIVE ? 0 : kept ? 2 : 1;
+            if (want != pass || x->state == SCAN_ENTRY_DELETED)
+                continue;
+            rc = fsck_file_claim(c, (uint32_t)i);
+            if (rc != LANYFS_OK)
+                goto out;
+        }
+    }
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        const struct scan_entry *x = scan_entry_by_id(r, t->sid);
+        if (x == NULL || x->state != SCAN_ENTRY_DELETED)
+            continue;
+        if (lanyfs_entry_is_file(&t->e) && !fsck_undelete_claim(c, (uint32_t)i)) {
+            /* Not intact after all: it stays deleted. */
+            c->kind[t->block] = OWN_FREE;
+            c->owner[t->block] = FSCK_NONE;
+            c->by_sid[t->sid - 1] = 0;
+            t->moved = false;
+            t->block = 0;
+        }
+    }
+
+    /* 3. The pool. */
+    rc = fsck_pool_build(c);
+    if (rc != LANYFS_OK)
+        goto out;
+
+    /* 4. /lost+found, the children of every directory, their names. */
+    rc = fsck_lostfound_prepare(c);
+    if (rc != LANYFS_OK)
+        goto out;
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        if (t->block == 0 || i == c->root || c->kind[t->block] == OWN_KEEP)
+            continue;
+        if (t->to_lostfound && i != c->lostfound) {
+            if (c->lostfound == FSCK_NONE) {
+                /* Nowhere to go: the entry stays where it is, out of every tree. */
+                c->kind[t->block] = OWN_KEEP;
+                t->moved = false;
+                continue;
+            }
+            t->parent = c->lostfound;
+        }
+        if (t->parent == FSCK_NONE)
+            continue;
+        if (!fsck_te_add_kid(c, t->parent, (uint32_t)i)) {
+            rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+            goto out;
+        }
+    }
+    /* Depths, for the order of the tree writes. */
+    for (size_t i = 0; i < c->nte; i++) {
+        uint32_t d = 0;
+        for (uint32_t p = c->te[i].parent; p != FSCK_NONE && d < 100000; p = c->te[p].parent)
+            d++;
+        c->te[i].depth = d;
+    }
+    rc = fsck_names_fix(c);
+    if (rc != LANYFS_OK)
+        goto out;
+
+    /* 5. Files, then trees. */
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        if (t->block == 0 || c->kind[t->block] != OWN_ENTRY)
+            continue;
+        if (t->moved)
+            t->must_write = true;
+        if (!lanyfs_entry_is_file(&t->e)) {
+            if (!t->is_new)
+                fsck_entry_marks(c, (uint32_t)i);
+            continue;
+        }
+        const struct scan_entry *x = scan_entry_by_id(r, t->sid);
+        if (x != NULL && x->state == SCAN_ENTRY_DELETED)
+            rc = fsck_undelete_build(c, (uint32_t)i);
+        else if (x != NULL)
+            rc = fsck_file_build(c, (uint32_t)i);
+        if (rc != LANYFS_OK)
+            goto out;
+    }
+    rc = fsck_tree_plan(c);
+out:
+    return rc;
+}

@@ -1,0 +1,574 @@
+/*
+ * repair_file.c -- a file's extender tree and size (SPEC-§7).
+ *
+ * Two walks over each target file's tree, both iterative by recursion over
+ * at most FSCK_LEVEL_MAX + 1 levels, reading every block they follow and
+ * believing none of it:
+ *
+ *  claim  (fsck_file_claim): takes every extender and data block the file
+ *         may keep.  An extender must lie inside the device, read, carry
+ *         type 0x80 and the level one below its parent's (the top: any
+ *         level a device can need).  With FILE repairs allowed, blocks
+ *         mapped at file blocks past the size are not taken (they become
+ *         free).  A block already held is left to its holder.
+ *  build  (fsck_file_build): decides what changes.  With FILE repairs
+ *         allowed: a data pointer or slot beyond the device, at the wrong
+ *         kind of block or at another structure's block (superblock, an
+ *         entry, a chain block) is cleared; slots past the size are
+ *         cleared.  With copies allowed, an extender or data block another
+ *         file holds is copied into a fresh block and the pointer moved to
+ *         the copy; a copied extender is copied whole (its own slots
+ *         pointing to copies where they are shared).  Slot changes of the
+ *         file's own extenders become edits written in place (phase 2);
+ *         copies are fresh blocks (phase 1).
+ *
+ * Sizes: a size the tree cannot back at all (FILE_SIZE_UNMAPPED) or a
+ * cleared data pointer leaves the size that the mapped blocks hold; the
+ * driver's growth past extmax (MARK_FIRST_BLOCK_OVERWRITTEN) cuts the file
+ * to the blocks it wrote first.  Holes inside a file are legal and stay.
+ *
+ * Undelete: a deleted file whose data blocks (found in the free list,
+ * SPEC-§11) are all still free keeps them and gets a new extender tree.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "repair.h"
+
+#define FSCK_LEVEL_MAX 11
+
+/* A pointer's new value: an existing block, or a fresh block of the plan. */
+struct ref {
+    uint64_t blk;   /* the block (0 = none), when newref is 0 */
+    uint32_t nref;  /* index + 1 into ctx->nb, 0 = none */
+};
+
+struct fwalk {
+    struct fsck_ctx *c;
+    uint32_t who;              /* target entry index */
+    struct tentry *t;          /* the entry */
+    uint64_t needed;           /* file blocks the (planned) size needs */
+    bool allowed;              /* FILE repairs allowed */
+    enum fsck_own ekind;       /* what the file's extenders are claimed as */
+    enum fsck_own dkind;       /* and its data blocks */
+    uint64_t top_mapped;       /* highest file block mapped + 1 */
+    struct lanyfs_blockset *seen; /* build: blocks of its own already met once */
+    uint8_t *buf[FSCK_LEVEL_MAX + 2]; /* one block per level */
+};
+
+static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
+{
+    memset(w, 0, sizeof(*w));
+    w->c = c;
+    w->who = i;
+    w->t = &c->te[i];
+    w->allowed = w->t->file_allowed;
+    bool kept = c->kind[w->t->block] == OWN_KEEP;
+    w->ekind = kept ? OWN_KEEP : OWN_EXT;
+    w->dkind = kept ? OWN_KEEP : OWN_DATA;
+    w->needed = lanyfs_geom_blocks_for_size(&c->g, w->t->e.size);
+    if (w->allowed && (w->t->marks & FSCK_M_FIRST_OVER) && w->t->cut_to < w->needed)
+        w->needed = w->t->cut_to;
+    w->seen = lanyfs_blockset_new();
+    if (w->seen == NULL)
+        return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    for (unsigned l = 0; l < FSCK_LEVEL_MAX + 2; l++) {
+        w->buf[l] = malloc(c->g.blocksize);
+        if (w->buf[l] == NULL)
+            return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    }
+    return LANYFS_OK;
+}
+
+static void fw_free(struct fwalk *w)
+{
+    lanyfs_blockset_free(w->seen);
+    for (unsigned l = 0; l < FSCK_LEVEL_MAX + 2; l++)
+        free(w->buf[l]);
+}
+
+/*
+ * Read blk as an extender of the given level (any level up to the most a
+ * device needs when level < 0) into buf; false when it is not one.
+ */
+static bool read_ext(struct fwalk *w, uint64_t blk, int level, uint8_t *buf)
+{
+    struct fsck_ctx *c = w->c;
+    if (blk == 0 || blk >= c->nblocks)
+        return false;
+    if (lanyfs_fs_read_block(c->fs, blk, buf, NULL) != LANYFS_OK)
+        return false;
+    struct lanyfs_ext_hdr h;
+    lanyfs_ext_decode(&h, buf);
+    if (h.type != LANYFS_TYPE_EXT || h.level > FSCK_LEVEL_MAX)
+        return false;
+    if (level >= 0 && h.level != (unsigned)level)
+        return false;
+    return true;
+}
+
+/* The first file block slot i of a level-l extender at base maps (saturated). */
+static uint64_t slot_base(const struct lanyfs_geom *g, uint64_t base, unsigned level, uint32_t i)
+{
+    uint64_t span = lanyfs_geom_pow(g, level);
+    if (span != 0 && i > (UINT64_MAX - base) / span)
+        return UINT64_MAX;
+    return base + (uint64_t)i * span;
+}
+
+/* ---- claim ------------------------------------------------------------------------ */
+
+static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t base,
+                      unsigned depth)
+{
+    struct fsck_ctx *c = w->c;
+    if ((w->allowed && base >= w->needed) || depth > FSCK_LEVEL_MAX)
+        return;
+    uint8_t *b = w->buf[depth];
+    if (!read_ext(w, blk, (int)level, b))
+        return;
+    fsck_claim(c, blk, w->ekind, w->who);
+    for (uint32_t i = 0; i < c->g.extmax; i++) {
+        uint64_t v = lanyfs_ext_slot(&c->g, b, i);
+        if (v == 0 || v >= c->nblocks)
+            continue;
+        uint64_t fb = slot_base(&c->g, base, level, i);
+        if (w->allowed && fb >= w->needed)
+            continue;
+        if (level == 0)
+            fsck_claim(c, v, w->dkind, w->who);
+        else
+            claim_ext(w, v, level - 1, fb, depth + 1); /* uses deeper buffers only */
+    }
+}
+
+enum lanyfs_err fsck_file_claim(struct fsck_ctx *c, uint32_t i)
+{
+    struct fwalk w;
+    enum lanyfs_err rc = fw_init(&w, c, i);
+    if (rc != LANYFS_OK)
+        goto out;
+    uint64_t top = w.t->e.subtree;
+    if (top == 0 || !read_ext(&w, top, -1, w.buf[0]))
+        goto out;
+    struct lanyfs_ext_hdr h;
+    lanyfs_ext_decode(&h, w.buf[0]);
+    claim_ext(&w, top, h.level, 0, 0);
+out:
+    fw_free(&w);
+    return rc;
+}
+
+/* ---- build ------------------------------------------------------------------------ */
+
+/*
+ * Is blk held by this file as kind k, met for the first time in this walk?
+ * A block the file maps twice is kept at its first place and copied at the
+ * others.
+ */
+static bool mine(const struct fwalk *w, uint64_t blk, enum fsck_own k)
+{
+    const struct fsck_ctx *c = w->c;
+    if (blk >= c->nblocks || c->kind[blk] != k || c->owner[blk] != w->who)
+        return false;
+    return lanyfs_blockset_add(w->seen, blk) == 1;
+}
+
+/* Is blk held by another file's tree? */
+static bool other_file(const struct fwalk *w, uint64_t blk)
+{
+    const struct fsck_ctx *c = w->c;
+    if (blk >= c->nblocks)
+        return false;
+    uint8_t k = c->kind[blk];
+    if (k != OWN_EXT && k != OWN_DATA && k != OWN_KEEP)
+        return false;
+    if (c->owner[blk] == w->who)
+        return lanyfs_blockset_has(w->seen, blk); /* met before: a second mapping */
+    return c->owner[blk] != FSCK_NONE;
+}
+
+static bool add_edit(struct fsck_ctx *c, uint64_t blk, uint32_t slot, struct ref v)
+{
+    if (c->nxe == c->capxe) {
+        size_t ncap = c->capxe ? c->capxe * 2 : 64;
+        void *p = realloc(c->xe, ncap * sizeof(*c->xe));
+        if (p == NULL)
+            return false;
+        c->xe = p;
+        c->capxe = ncap;
+    }
+    c->xe[c->nxe++] = (struct xedit){.block = blk, .slot = slot,
+                                      .value = v.nref ? v.nref - 1 : v.blk,
+                                      .to_new = v.nref != 0};
+    return true;
+}
+
+/* A copy of data block src for this file. */
+static struct ref copy_data(struct fwalk *w, uint64_t src)
+{
+    uint32_t k = fsck_newblk_add(w->c, src, NULL, FSCK_LEVEL_MAX + 2);
+    if (k == 0)
+        return (struct ref){.blk = src};
+    w->c->st.cloned++;
+    return (struct ref){.nref = k};
+}
+
+/*
+ * The value the parent's pointer to the level-`level` extender blk must
+ * take.  blk has been checked to be such an extender.
+ */
+static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t base,
+                            unsigned depth, enum lanyfs_err *rc)
+{
+    struct fsck_ctx *c = w->c;
+    struct ref keep = {.blk = blk};
+    if (w->allowed && base >= w->needed)
+        return (struct ref){0};
+    bool own = mine(w, blk, w->ekind);
+    uint8_t *b = w->buf[depth];
+    if ((!own && !(c->allow_clone && other_file(w, blk))) ||
+        !read_ext(w, blk, (int)level, b)) {
+        /* Left as it is: count what it may map as backed. */
+        uint64_t cap = lanyfs_geom_tree_capacity(&c->g, level);
+        uint64_t top = base > UINT64_MAX - cap ? UINT64_MAX : base + cap;
+        if (top > w->needed)
+            top = w->needed;
+        if (top > w->top_mapped)
+            w->top_mapped = top;
+        return keep;
+    }
+    uint32_t n = c->g.extmax;
+    struct ref *nv = calloc(n, sizeof(*nv));
+    if (nv == NULL) {
+        *rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+        return keep;
+    }
+    bool changed = false;
+    for (uint32_t i = 0; i < n && *rc == LANYFS_OK; i++) {
+        uint64_t v = lanyfs_ext_slot(&c->g, b, i);
+        nv[i].blk = v;
+        if (v == 0)
+            continue;
+        uint64_t fb = slot_base(&c->g, base, level, i);
+        if (w->allowed && fb >= w->needed) {
+            nv[i].blk = 0;
+        } else if (v >= c->nblocks) {
+            if (w->allowed)
+                nv[i].blk = 0;
+        } else if (level == 0) {
+            if (mine(w, v, w->dkind)) {
+                /* ours */
+            } else if (other_file(w, v)) {
+                if (c->allow_clone)
+                    nv[i] = copy_data(w, v);
+            } else if (c->kind[v] == OWN_KEEP && c->owner[v] == FSCK_NONE) {
+                /* unreadable: kept as it is */
+            } else if (c->kind[v] != OWN_FREE && w->allowed) {
+                nv[i].blk = 0; /* the superblock, an entry, or a block kept for another */
+            }
+        } else if (depth + 1 > FSCK_LEVEL_MAX ||
+                   !read_ext(w, v, (int)level - 1, w->buf[depth + 1])) {
+            if (w->allowed)
+                nv[i].blk = 0;
+        } else {
+            nv[i] = build_ext(w, v, level - 1, fb, depth + 1, rc);
+            /* build_ext used deeper buffers only: b is intact. */
+        }
+        if (nv[i].nref != 0 || nv[i].blk != v) {
+            changed = true;
+            if (nv[i].nref == 0 && nv[i].blk == 0)
+                c->st.slots_cleared++;
+        }
+        if (level == 0 && (nv[i].nref != 0 || nv[i].blk != 0) && fb != UINT64_MAX &&
+            fb + 1 > w->top_mapped)
+            w->top_mapped = fb + 1;
+    }
+    struct ref out = keep;
+    if (*rc != LANYFS_OK)
+        goto done;
+    if (!own) {
+        /* A copy of a shared extender: fresh contents, slots resolved later. */
+        uint8_t *data = malloc(c->g.blocksize);
+        if (data == NULL) {
+            *rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+            goto done;
+        }
+        memcpy(data, b, c->g.blocksize);
+        struct lanyfs_ext_hdr h;
+        lanyfs_ext_decode(&h, data);
+        h.wrcnt = 0;
+        lanyfs_ext_encode(&h, data);
+        for (uint32_t i = 0; i < n; i++)
+            lanyfs_ext_set_slot(&c->g, data, i, nv[i].nref ? 0 : nv[i].blk);
+        uint32_t k = fsck_newblk_add(c, 0, data, FSCK_LEVEL_MAX + 1 - level);
+        if (k == 0) {
+            free(data);
+            goto done;
+        }
+        struct newblk *nb = &c->nb[k - 1];
+        for (uint32_t i = 0; i < n; i++) {
+            if (nv[i].nref == 0)
+                continue;
+            if (nb->slot_new == NULL) {
+                nb->slot_new = calloc(n, sizeof(*nb->slot_new));
+                if (nb->slot_new == NULL) {
+                    *rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK,
+                                      "out of memory");
+                    goto done;
+                }
+            }
+            nb->slot_new[i] = nv[i].nref;
+        }
+        c->st.cloned++;
+        out = (struct ref){.nref = k};
+        goto done;
+    }
+    if (changed) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t v = lanyfs_ext_slot(&c->g, b, i);
+            if (nv[i].nref == 0 && nv[i].blk == v)
+                continue;
+            if (!add_edit(c, blk, i, nv[i])) {
+                *rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+                goto done;
+            }
+        }
+        fsck_note(c, "extender %" PRIu64 ": slots change", blk);
+    }
+done:
+    free(nv);
+    return out;
+}
+
+void fsck_entry_marks(struct fsck_ctx *c, uint32_t i)
+{
+    struct tentry *t = &c->te[i];
+    if ((t->marks & FSCK_M_TIME) && fsck_allowed(c, FSCK_CAT_TIME, t->sid)) {
+        if (!lanyfs_ts_is_unset(&t->e.created) && !lanyfs_ts_is_valid(&t->e.created)) {
+            t->e.created = c->now;
+            t->fields_dirty = true;
+        }
+        if (!lanyfs_ts_is_unset(&t->e.modified) && !lanyfs_ts_is_valid(&t->e.modified)) {
+            t->e.modified = c->now;
+            t->fields_dirty = true;
+        }
+    }
+    if ((t->marks & FSCK_M_NEVER_WRITTEN) && t->file_allowed)
+        t->fields_dirty = true;
+    if ((t->marks & FSCK_M_TORN) && c->allow_tree)
+        t->fields_dirty = true;
+}
+
+enum lanyfs_err fsck_file_build(struct fsck_ctx *c, uint32_t i)
+{
+    struct fwalk w;
+    enum lanyfs_err rc = fw_init(&w, c, i);
+    struct tentry *t = &c->te[i];
+    if (rc != LANYFS_OK)
+        goto out;
+    fsck_entry_marks(c, i);
+    uint64_t top = t->e.subtree;
+    struct ref r = {.blk = top};
+    bool cleared = false;
+    if (top != 0) {
+        if (!read_ext(&w, top, -1, w.buf[0])) {
+            if (w.allowed) {
+                r.blk = 0;
+                cleared = true;
+                c->st.slots_cleared++;
+            }
+        } else {
+            struct lanyfs_ext_hdr h;
+            lanyfs_ext_decode(&h, w.buf[0]);
+            r = build_ext(&w, top, h.level, 0, 0, &rc);
+            if (rc != LANYFS_OK)
+                goto out;
+            if (r.nref == 0 && r.blk == 0)
+                cleared = true;
+        }
+    }
+    if (r.nref != 0) {
+        t->data_new = r.nref;
+        t->fields_dirty = true;
+    } else if (r.blk != top) {
+        t->e.subtree = r.blk;
+        t->fields_dirty = true;
+    }
+    if (w.allowed) {
+        uint64_t size = t->e.size;
+        uint64_t bs = c->g.blocksize;
+        if ((t->marks & FSCK_M_FIRST_OVER) && t->cut_to < lanyfs_geom_blocks_for_size(&c->g, size))
+            size = t->cut_to * bs;
+        if ((t->marks & FSCK_M_UNMAPPED) || (cleared && t->e.size > 0)) {
+            uint64_t backed = w.top_mapped > UINT64_MAX / bs ? UINT64_MAX : w.top_mapped * bs;
+            if (backed < size)
+                size = backed;
+        }
+        if (size != t->e.size) {
+            fsck_note(c, "entry %" PRIu64 ": size %" PRIu64 " -> %" PRIu64, t->block, t->e.size,
+                      size);
+            t->e.size = size;
+            t->fields_dirty = true;
+            c->st.sizes_fixed++;
+        }
+    }
+out:
+    fw_free(&w);
+    return rc;
+}
+
+/* ---- undelete ---------------------------------------------------------------------- */
+
+bool fsck_undelete_claim(struct fsck_ctx *c, uint32_t i)
+{
+    struct tentry *t = &c->te[i];
+    const struct scan_entry *x = scan_entry_by_id(c->scan, t->sid);
+    uint64_t needed = lanyfs_geom_blocks_for_size(&c->g, t->e.size);
+    if (x == NULL || x->ndata < needed)
+        return false;
+    for (uint64_t k = 0; k < needed; k++) {
+        uint64_t b = x->data[k];
+        if (b == 0 || b >= c->nblocks || c->kind[b] != OWN_FREE)
+            return false;
+        for (uint64_t j = 0; j < k; j++)
+            if (x->data[j] == b)
+                return false;
+    }
+    for (uint64_t k = 0; k < needed; k++)
+        fsck_claim(c, x->data[k], OWN_DATA, i);
+    return true;
+}
+
+/* A new extender of level `level` mapping data[base ..] (count file blocks). */
+static struct ref new_ext(struct fsck_ctx *c, const uint64_t *data, uint64_t count,
+                          unsigned level, enum lanyfs_err *rc)
+{
+    uint8_t *b = calloc(1, c->g.blocksize);
+    uint32_t *sn = calloc(c->g.extmax, sizeof(*sn));
+    if (b == NULL || sn == NULL) {
+        free(b);
+        free(sn);
+        *rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+        return (struct ref){0};
+    }
+    struct lanyfs_ext_hdr h = {.type = LANYFS_TYPE_EXT, .wrcnt = 0, .level = (uint8_t)level};
+    lanyfs_ext_encode(&h, b);
+    uint64_t span = lanyfs_geom_pow(&c->g, level);
+    bool any_new = false;
+    for (uint32_t i = 0; i < c->g.extmax && *rc == LANYFS_OK; i++) {
+        uint64_t first = (uint64_t)i * span;
+        if (first >= count)
+            break;
+        if (level == 0) {
+            lanyfs_ext_set_slot(&c->g, b, i, data[first]);
+            continue;
+        }
+        uint64_t n = count - first < span ? count - first : span;
+        struct ref child = new_ext(c, data + first, n, level - 1, rc);
+        if (child.nref != 0) {
+            sn[i] = child.nref;
+            any_new = true;
+        }
+    }
+    if (*rc != LANYFS_OK) {
+        free(b);
+        free(sn);
+        return (struct ref){0};
+    }
+    uint32_t k = fsck_newblk_add(c, 0, b, FSCK_LEVEL_MAX + 1 - level);
+    if (k == 0) {
+        free(b);
+        free(sn);
+        return (struct ref){0};
+    }
+    if (any_new)
+        c->nb[k - 1].slot_new = sn;
+    else
+        free(sn);
+    return (struct ref){.nref = k};
+}
+
+enum lanyfs_err fsck_undelete_build(struct fsck_ctx *c, uint32_t i)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    struct tentry *t = &c->te[i];
+    const struct scan_entry *x = scan_entry_by_id(c->scan, t->sid);
+    uint64_t needed = lanyfs_geom_blocks_for_size(&c->g, t->e.size);
+    t->fields_dirty = true;
+    t->e.subtree = 0;
+    if (needed == 0 || x == NULL)
+        return LANYFS_OK;
+    unsigned level = lanyfs_geom_level_for(&c->g, needed);
+    struct ref r = new_ext(c, x->data, needed, level, &rc);
+    if (rc == LANYFS_OK && r.nref != 0) {
+        t->data_new = r.nref;
+        c->st.undeleted++;
+    }
+    return rc;
+}
+
+/* ---- phase 2 ----------------------------------------------------------------------- */
+
+static int cmp_edit(const void *a, const void *b)
+{
+    const struct xedit *x = a, *y = b;
+    if (x->block != y->block)
+        return x->block < y->block ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+enum lanyfs_err fsck_file_write(struct fsck_ctx *c)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    uint8_t *b = malloc(c->g.blocksize);
+    if (b == NULL)
+        return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    if (c->nxe > 0)
+        qsort(c->xe, c->nxe, sizeof(*c->xe), cmp_edit);
+    for (size_t i = 0; i < c->nxe;) {
+        uint64_t blk = c->xe[i].block;
+        rc = fsck_read(c, blk, b);
+        if (rc != LANYFS_OK)
+            goto out;
+        for (; i < c->nxe && c->xe[i].block == blk; i++) {
+            const struct xedit *e = &c->xe[i];
+            uint64_t v = e->to_new ? c->nb[e->value].dst : e->value;
+            lanyfs_ext_set_slot(&c->g, b, e->slot, v);
+        }
+        struct lanyfs_ext_hdr h;
+        lanyfs_ext_decode(&h, b);
+        h.wrcnt++;
+        lanyfs_ext_encode(&h, b);
+        rc = fsck_write(c, blk, b);
+        if (rc != LANYFS_OK)
+            goto out;
+    }
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        if (!t->fields_dirty || t->is_new || t->block == 0 || c->kind[t->block] != OWN_ENTRY)
+            continue;
+        rc = fsck_read(c, t->block, b);
+        if (rc != LANYFS_OK)
+            goto out;
+        struct lanyfs_entry e;
+        lanyfs_entry_decode(&e, b);
+        e.subtree = t->data_new ? c->nb[t->data_new - 1].dst : t->e.subtree;
+        if (lanyfs_entry_is_file(&e))
+            e.size = t->e.size;
+        e.created = t->e.created;
+        e.modified = t->e.modified;
+        e.wrcnt++;
+        lanyfs_entry_encode(&e, b);
+        memset(b + LANYFS_EN_USED, 0, c->g.blocksize - LANYFS_EN_USED);
+        rc = fsck_write(c, t->block, b);
+        if (rc != LANYFS_OK)
+            goto out;
+        t->e.subtree = e.subtree;
+        t->data_new = 0;
+    }
+out:
+    free(b);
+    return rc;
+}
