@@ -1,0 +1,451 @@
+/*
+ * crash.c -- the crash matrix of fsck-lanyfs.
+ *
+ *   fsck-crash [--step N] [--tears] [--cuts N] [--cut-every N] [--max-states N]
+ *              LANYFS WORKDIR SCENARIO...
+ *
+ * A SCENARIO is MODE:SEED:OPS:BLOCKSIZE:ADDRLEN:SIZE, MODE "correct" or
+ * "2012" (e.g. 2012:3:12:1024:2:256K).  For each one `lanyfs simulate`
+ * (the LANYFS program) writes an image, its write log and truth.json.
+ * Then for every write prefix K (every --step'th) -- and with --tears also
+ * with write K+1 torn after each sector count -- the state is rebuilt
+ * (lanyfs_replay) and:
+ *   1. every path truth.json marks complete by K (complete_after <= K)
+ *      that the state itself shows with its final size and SHA-256 is
+ *      noted;
+ *   2. fsck -y runs in a child process (a crash or a hang of more than a
+ *      minute is a failure); its status must be 0 or 1;
+ *   3. fsck -n must then exit 0 (clean);
+ *   4. every noted path must read back with the same size and SHA-256.
+ * With --cuts N, on every --cut-every'th state whose repair writes, the
+ * repair is cut at up to N points spread over its writes (by refusing
+ * write c through the write hook below the undo recorder, and at every
+ * other cut also landing that write's first sector, a torn write), then
+ * fsck -y runs again and steps 3 and 4 must hold.
+ * It prints how many states and cuts were tried and how many failed, and
+ * exits 1 when any failed.  Paths that the state did not show complete to
+ * begin with are counted apart (they were not the repair's to keep).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <inttypes.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsck.h"
+#include "lanyfs.h"
+#include "replay.h"
+#include "undo.h"
+
+struct tpath {
+    char *path;           /* as truth.json gives it */
+    bool dir;             /* a directory */
+    uint64_t size;        /* file size */
+    char sha[65];         /* file SHA-256, hex */
+    uint64_t complete;    /* complete_after */
+};
+
+struct scenario {
+    char dir[1024];       /* its folder */
+    uint64_t writes;      /* writes in the log */
+    uint32_t blocksize;   /* bytes */
+    struct tpath *paths;  /* from truth.json */
+    size_t npaths;        /* entries */
+};
+
+static struct {
+    uint64_t step;
+    bool tears;
+    uint64_t cuts;
+    uint64_t cut_every;
+    uint64_t max_states;
+    const char *lanyfs;
+    const char *work;
+} opt = {1, false, 0, 1, UINT64_MAX, NULL, NULL};
+
+static struct {
+    uint64_t states;
+    uint64_t failed;
+    uint64_t cuts;
+    uint64_t cuts_failed;
+    uint64_t kept;        /* path checks made */
+    uint64_t not_shown;   /* complete by truth, not shown by the state before the repair */
+} stats;
+
+/* ---- the simulator and its truth ------------------------------------------ */
+
+static bool run_prog(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul >= 0) {
+            dup2(nul, STDOUT_FILENO);
+            dup2(nul, STDERR_FILENO);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return false;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static bool load_truth(struct scenario *sc)
+{
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/truth.json", sc->dir);
+    GError *gerr = NULL;
+    JsonParser *p = json_parser_new();
+    bool ok = false;
+    if (!json_parser_load_from_file(p, path, &gerr)) {
+        fprintf(stderr, "crash: %s: %s\n", path, gerr->message);
+        g_error_free(gerr);
+        goto out;
+    }
+    JsonObject *root = json_node_get_object(json_parser_get_root(p));
+    sc->writes = (uint64_t)json_object_get_int_member(root, "writes");
+    JsonObject *o = json_object_get_object_member(root, "options");
+    sc->blocksize = (uint32_t)json_object_get_int_member(o, "blocksize");
+    JsonArray *arr = json_object_get_array_member(root, "paths");
+    guint n = json_array_get_length(arr);
+    sc->paths = calloc(n ? n : 1, sizeof(*sc->paths));
+    if (sc->paths == NULL)
+        goto out;
+    for (guint i = 0; i < n; i++) {
+        JsonObject *x = json_array_get_object_element(arr, i);
+        struct tpath *t = &sc->paths[sc->npaths];
+        const char *type = json_object_get_string_member(x, "type");
+        JsonNode *ca = json_object_get_member(x, "complete_after");
+        if (ca == NULL || JSON_NODE_HOLDS_NULL(ca))
+            continue;
+        t->path = strdup(json_object_get_string_member(x, "path"));
+        t->dir = strcmp(type, "directory") == 0;
+        t->complete = (uint64_t)json_node_get_int(ca);
+        if (!t->dir) {
+            JsonNode *sha = json_object_get_member(x, "sha256");
+            if (sha == NULL || JSON_NODE_HOLDS_NULL(sha)) {
+                free(t->path);
+                continue;
+            }
+            t->size = (uint64_t)json_object_get_int_member(x, "size");
+            snprintf(t->sha, sizeof(t->sha), "%s", json_node_get_string(sha));
+        }
+        sc->npaths++;
+    }
+    ok = true;
+out:
+    g_object_unref(p);
+    return ok;
+}
+
+/* ---- reading a path back ----------------------------------------------------- */
+
+/* Does img show t as truth.json says it ends? */
+static bool shows(const char *img, const struct tpath *t)
+{
+    struct lanyfs_fs *fs = NULL;
+    bool ok = false;
+    uint8_t *buf = NULL;
+    if (lanyfs_fs_open(img, LANYFS_OPEN_FORCE, &fs, NULL) != LANYFS_OK)
+        return false;
+    struct lanyfs_entry e;
+    if (lanyfs_path_resolve(fs, t->path, NULL, &e, NULL) != LANYFS_OK)
+        goto out;
+    if (t->dir) {
+        ok = lanyfs_entry_is_dir(&e);
+        goto out;
+    }
+    if (!lanyfs_entry_is_file(&e) || e.size != t->size || e.size > ((uint64_t)1 << 30))
+        goto out;
+    buf = malloc(e.size ? e.size : 1);
+    size_t got = 0;
+    if (buf == NULL ||
+        lanyfs_file_pread(fs, &e, 0, buf, e.size, &got, NULL, NULL) != LANYFS_OK ||
+        got != e.size)
+        goto out;
+    uint8_t sum[32];
+    char hex[65];
+    lanyfs_sha256(buf, got, sum);
+    lanyfs_sha256_hex(sum, hex);
+    ok = strcmp(hex, t->sha) == 0;
+out:
+    free(buf);
+    lanyfs_fs_close(fs);
+    return ok;
+}
+
+/* ---- running fsck in a child ---------------------------------------------------- */
+
+struct cut {
+    uint64_t *count;      /* shared with the parent: writes seen */
+    uint64_t at;          /* refuse this write (1-based), 0 = never */
+    uint32_t torn;        /* sectors of it that land first */
+    int fd;               /* the image, for the torn part */
+    uint32_t blocksize;   /* bytes */
+};
+
+static int cut_hook(void *ctx, uint64_t block, const uint8_t *data)
+{
+    struct cut *c = ctx;
+    uint64_t n = ++*c->count;
+    if (c->at == 0 || n < c->at)
+        return 0;
+    if (n == c->at && c->torn > 0) {
+        size_t len = (size_t)c->torn * LANYFS_SECTOR_SIZE;
+        if (pwrite(c->fd, data, len, (off_t)(block * c->blocksize)) != (ssize_t)len)
+            return -1;
+    }
+    return -1;
+}
+
+/* Run fsck on img in a child; returns its exit status, or -1 for a crash or a hang. */
+static int run_fsck(const char *img, enum fsck_mode mode, uint64_t *shared, uint64_t cut_at,
+                    uint32_t torn, uint32_t blocksize)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        alarm(60);
+        FILE *nul = fopen("/dev/null", "w");
+        struct fsck_opts o;
+        memset(&o, 0, sizeof(o));
+        o.mode = mode;
+        o.no_undo = true;
+        o.progress_fd = -1;
+        o.device = img;
+        o.out = nul;
+        o.errout = nul;
+        o.no_mount_check = true;
+        struct cut c = {.count = shared, .at = cut_at, .torn = torn, .fd = -1,
+                        .blocksize = blocksize};
+        if (shared != NULL) {
+            c.fd = open(img, O_WRONLY);
+            o.test_hook = cut_hook;
+            o.test_hook_ctx = &c;
+        }
+        int rc = fsck_run(&o);
+        _exit(rc);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    if (!WIFEXITED(st))
+        return -1;
+    return WEXITSTATUS(st);
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    bool ok = a != NULL && b != NULL;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof(buf), a)) > 0)
+        ok = fwrite(buf, 1, n, b) == n;
+    if (a)
+        fclose(a);
+    if (b && fclose(b) != 0)
+        ok = false;
+    return ok;
+}
+
+/* Steps 3 and 4 on img: -n clean, the noted paths intact.  Prints why not. */
+static bool verify(const struct scenario *sc, const char *img, const bool *must, const char *what)
+{
+    bool ok = true;
+    int rc = run_fsck(img, FSCK_MODE_NO, NULL, 0, 0, sc->blocksize);
+    if (rc != 0) {
+        printf("  %s: fsck -n exits %d after the repair\n", what, rc);
+        ok = false;
+    }
+    for (size_t i = 0; i < sc->npaths; i++) {
+        if (!must[i])
+            continue;
+        stats.kept++;
+        if (!shows(img, &sc->paths[i])) {
+            printf("  %s: %s no longer reads back as it was\n", what, sc->paths[i].path);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* One state: the first k writes, write k+1 torn after `tear` sectors (0: none). */
+static void one_state(const struct scenario *sc, uint64_t k, uint32_t tear, uint64_t *shared,
+                      uint64_t index)
+{
+    char base[1100], log[1100], img[1100], cutimg[1100], what[1200];
+    snprintf(base, sizeof(base), "%s/base.img", sc->dir);
+    snprintf(log, sizeof(log), "%s/writes.log", sc->dir);
+    snprintf(img, sizeof(img), "%s/state.img", opt.work);
+    snprintf(cutimg, sizeof(cutimg), "%s/cut.img", opt.work);
+    snprintf(what, sizeof(what), "%.1000s K=%" PRIu64 " tear=%" PRIu32, sc->dir, k, tear);
+    struct lanyfs_replay_opts ro = {.upto = k, .tear = tear, .force = true};
+    struct lanyfs_error err = {0};
+    if (lanyfs_replay(base, log, img, &ro, NULL, &err) != LANYFS_OK) {
+        printf("  %s: replay failed: %s\n", what, err.msg);
+        stats.failed++;
+        return;
+    }
+    stats.states++;
+    bool *must = calloc(sc->npaths + 1, sizeof(*must));
+    if (must == NULL)
+        abort();
+    for (size_t i = 0; i < sc->npaths; i++) {
+        if (sc->paths[i].complete > k)
+            continue;
+        must[i] = shows(img, &sc->paths[i]);
+        if (!must[i])
+            stats.not_shown++;
+    }
+    bool cut_here = opt.cuts > 0 && index % opt.cut_every == 0;
+    if (cut_here && !copy_file(img, cutimg))
+        cut_here = false;
+    *shared = 0;
+    int rc = run_fsck(img, FSCK_MODE_YES, shared, 0, 0, sc->blocksize);
+    uint64_t writes = *shared;
+    bool ok = true;
+    if (rc != 0 && rc != 1) {
+        printf("  %s: fsck -y exits %d%s\n", what, rc, rc < 0 ? " (crash or hang)" : "");
+        ok = false;
+    }
+    if (!verify(sc, img, must, what))
+        ok = false;
+    if (!ok)
+        stats.failed++;
+    if (!cut_here || writes == 0)
+        goto out;
+    /* The repair cut short, then run again. */
+    uint64_t n = opt.cuts < writes ? opt.cuts : writes;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t at = 1 + j * writes / n;
+        uint32_t torn = (j % 2 == 1 && sc->blocksize > LANYFS_SECTOR_SIZE) ? 1 : 0;
+        char what2[1400];
+        snprintf(what2, sizeof(what2), "%.1250s, repair cut at write %" PRIu64 "%s", what, at,
+                 torn ? " (torn)" : "");
+        char again[1100];
+        snprintf(again, sizeof(again), "%s/again.img", opt.work);
+        if (!copy_file(cutimg, again))
+            break;
+        stats.cuts++;
+        *shared = 0;
+        int c1 = run_fsck(again, FSCK_MODE_YES, shared, at, torn, sc->blocksize);
+        int c2 = run_fsck(again, FSCK_MODE_YES, NULL, 0, 0, sc->blocksize);
+        bool cok = c1 >= 0 && c2 >= 0 && (c2 == 0 || c2 == 1);
+        if (!cok)
+            printf("  %s: fsck exits %d, then %d\n", what2, c1, c2);
+        if (!verify(sc, again, must, what2))
+            cok = false;
+        if (!cok)
+            stats.cuts_failed++;
+    }
+out:
+    free(must);
+}
+
+static bool run_scenario(const char *spec, uint64_t *shared, uint64_t *index)
+{
+    char mode[16], size[32];
+    unsigned long long seed, ops, bs, al;
+    if (sscanf(spec, "%15[^:]:%llu:%llu:%llu:%llu:%31s", mode, &seed, &ops, &bs, &al, size) != 6) {
+        fprintf(stderr, "crash: bad scenario '%s'\n", spec);
+        return false;
+    }
+    struct scenario sc;
+    memset(&sc, 0, sizeof(sc));
+    snprintf(sc.dir, sizeof(sc.dir), "%s/%s-%llu-%llu-%llu", opt.work, mode, seed, bs, al);
+    char s_seed[32], s_ops[32], s_geo[64];
+    snprintf(s_seed, sizeof(s_seed), "%llu", seed);
+    snprintf(s_ops, sizeof(s_ops), "%llu", ops);
+    snprintf(s_geo, sizeof(s_geo), "%llu:%llu", bs, al);
+    char *argv[16];
+    int a = 0;
+    argv[a++] = (char *)opt.lanyfs;
+    argv[a++] = "simulate";
+    argv[a++] = "--seed";
+    argv[a++] = s_seed;
+    argv[a++] = "--ops";
+    argv[a++] = s_ops;
+    argv[a++] = "--geometry";
+    argv[a++] = s_geo;
+    argv[a++] = "--size";
+    argv[a++] = size;
+    argv[a++] = "--force";
+    if (strcmp(mode, "2012") == 0)
+        argv[a++] = "--driver=2012";
+    argv[a++] = sc.dir;
+    argv[a] = NULL;
+    if (!run_prog(argv) || !load_truth(&sc)) {
+        fprintf(stderr, "crash: the simulator failed for %s\n", spec);
+        return false;
+    }
+    uint32_t sectors = sc.blocksize / LANYFS_SECTOR_SIZE;
+    for (uint64_t k = 0; k <= sc.writes && stats.states < opt.max_states; k += opt.step) {
+        one_state(&sc, k, 0, shared, (*index)++);
+        if (!opt.tears || k + 1 > sc.writes)
+            continue;
+        for (uint32_t t = 1; t < sectors && stats.states < opt.max_states; t++)
+            one_state(&sc, k, t, shared, (*index)++);
+    }
+    for (size_t i = 0; i < sc.npaths; i++)
+        free(sc.paths[i].path);
+    free(sc.paths);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        if (strcmp(argv[i], "--tears") == 0)
+            opt.tears = true;
+        else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc)
+            opt.step = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--cuts") == 0 && i + 1 < argc)
+            opt.cuts = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--cut-every") == 0 && i + 1 < argc)
+            opt.cut_every = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--max-states") == 0 && i + 1 < argc)
+            opt.max_states = strtoull(argv[++i], NULL, 10);
+        else {
+            fprintf(stderr, "crash: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (argc - i < 3 || opt.step == 0 || opt.cut_every == 0) {
+        fprintf(stderr, "usage: fsck-crash [--step N] [--tears] [--cuts N] [--cut-every N] "
+                        "[--max-states N] LANYFS WORKDIR SCENARIO...\n");
+        return 2;
+    }
+    opt.lanyfs = argv[i++];
+    opt.work = argv[i++];
+    mkdir(opt.work, 0755);
+    uint64_t *shared = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        return 1;
+    uint64_t index = 0;
+    bool ok = true;
+    for (; i < argc; i++)
+        ok = run_scenario(argv[i], shared, &index) && ok;
+    printf("crash matrix: %" PRIu64 " states tried, %" PRIu64 " failed; %" PRIu64
+           " repairs cut short and rerun, %" PRIu64 " failed; %" PRIu64 " path checks, %" PRIu64
+           " paths complete by the log but not shown by their state\n",
+           stats.states, stats.failed, stats.cuts, stats.cuts_failed, stats.kept,
+           stats.not_shown);
+    return ok && stats.failed == 0 && stats.cuts_failed == 0 ? 0 : 1;
+}
