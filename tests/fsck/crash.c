@@ -22,6 +22,14 @@
  * write c through the write hook below the undo recorder, and at every
  * other cut also landing that write's first sector, a torn write), then
  * fsck -y runs again and steps 3 and 4 must hold.
+ *
+ *   fsck-crash --cut-image IMAGE [--cuts N]
+ *
+ * cuts the repair of one damaged image instead: every file and directory
+ * the image shows before the repair and the whole repair keeps is noted
+ * (walks from the root), the repair is cut at up to N points (default: every write), each time also
+ * torn at its first sector, run again, and steps 3 and 4 must hold.
+ *
  * It prints how many states and cuts were tried and how many failed, and
  * exits 1 when any failed.  Paths that the state did not show complete to
  * begin with are counted apart (they were not the repair's to keep).
@@ -407,11 +415,150 @@ static bool run_scenario(const char *spec, uint64_t *shared, uint64_t *index)
     return true;
 }
 
+/* ---- one damaged image -------------------------------------------------------- */
+
+struct plist {
+    struct tpath *p;
+    size_t n;
+    size_t cap;
+};
+
+static void plist_add(struct plist *l, const char *path, bool dir, uint64_t size,
+                      const char *sha)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->p = realloc(l->p, l->cap * sizeof(*l->p));
+        if (l->p == NULL)
+            abort();
+    }
+    struct tpath *t = &l->p[l->n++];
+    memset(t, 0, sizeof(*t));
+    t->path = strdup(path);
+    t->dir = dir;
+    t->size = size;
+    if (sha)
+        snprintf(t->sha, sizeof(t->sha), "%s", sha);
+}
+
+/* Every entry reached from dir, as a path list (depth-bounded). */
+static void walk(struct lanyfs_fs *fs, uint64_t dir, const char *prefix, unsigned depth,
+                 struct plist *l)
+{
+    struct lanyfs_dirlist dl;
+    if (depth > 32 || lanyfs_dir_list(fs, dir, &dl, NULL) != LANYFS_OK)
+        return;
+    for (size_t i = 0; i < dl.count; i++) {
+        const struct lanyfs_entry *e = &dl.ents[i].e;
+        if (e->name_len == 0 || e->name_len > LANYFS_NAME_MAX ||
+            memchr(e->name, '/', e->name_len) != NULL)
+            continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/%.*s", prefix, (int)e->name_len, (const char *)e->name);
+        if (lanyfs_entry_is_dir(e)) {
+            plist_add(l, path, true, 0, NULL);
+            walk(fs, dl.ents[i].block, path, depth + 1, l);
+        } else if (lanyfs_entry_is_file(e) && e->size <= ((uint64_t)1 << 26)) {
+            uint8_t *buf = malloc(e->size ? e->size : 1);
+            size_t got = 0;
+            if (buf != NULL &&
+                lanyfs_file_pread(fs, e, 0, buf, e->size, &got, NULL, NULL) == LANYFS_OK &&
+                got == e->size) {
+                uint8_t sum[32];
+                char hex[65];
+                lanyfs_sha256(buf, got, sum);
+                lanyfs_sha256_hex(sum, hex);
+                plist_add(l, path, false, e->size, hex);
+            }
+            free(buf);
+        }
+    }
+    lanyfs_dirlist_free(&dl);
+}
+
+static int cut_image(const char *image)
+{
+    struct scenario sc;
+    memset(&sc, 0, sizeof(sc));
+    snprintf(sc.dir, sizeof(sc.dir), "%s", image);
+    struct lanyfs_fs *fs = NULL;
+    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, NULL) != LANYFS_OK) {
+        fprintf(stderr, "crash: cannot open %s\n", image);
+        return 2;
+    }
+    sc.blocksize = lanyfs_fs_geom(fs)->blocksize;
+    struct plist l = {0};
+    walk(fs, lanyfs_fs_super(fs)->rootdir, "", 0, &l);
+    lanyfs_fs_close(fs);
+    sc.paths = l.p;
+    sc.npaths = l.n;
+    bool *must = calloc(sc.npaths + 1, sizeof(*must));
+    for (size_t i = 0; i < sc.npaths; i++)
+        must[i] = shows(image, &sc.paths[i]);
+    uint64_t *shared = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED || must == NULL)
+        return 2;
+    char probe[4200], again[4200];
+    snprintf(probe, sizeof(probe), "%s.probe", image);
+    snprintf(again, sizeof(again), "%s.cut", image);
+    if (!copy_file(image, probe))
+        return 2;
+    *shared = 0;
+    int rc = run_fsck(probe, FSCK_MODE_YES, shared, 0, 0, sc.blocksize);
+    uint64_t writes = *shared;
+    stats.states++;
+    /*
+     * The whole repair may drop what the image showed twice (an entry in two
+     * trees keeps one place); what it keeps, a cut repair must keep too.
+     */
+    size_t dropped = 0;
+    for (size_t i = 0; i < sc.npaths; i++) {
+        if (must[i] && !shows(probe, &sc.paths[i])) {
+            must[i] = false;
+            dropped++;
+        }
+    }
+    if ((rc != 0 && rc != 1) || !verify(&sc, probe, must, image))
+        stats.failed++;
+    uint64_t n = opt.cuts && opt.cuts < writes ? opt.cuts : writes;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t at = 1 + j * writes / n;
+        for (uint32_t torn = 0; torn <= (sc.blocksize > LANYFS_SECTOR_SIZE ? 1u : 0u); torn++) {
+            char what[4400];
+            snprintf(what, sizeof(what), "%.4000s, repair cut at write %" PRIu64 "%s", image, at,
+                     torn ? " (torn)" : "");
+            if (!copy_file(image, again))
+                return 2;
+            stats.cuts++;
+            *shared = 0;
+            int c1 = run_fsck(again, FSCK_MODE_YES, shared, at, torn, sc.blocksize);
+            int c2 = run_fsck(again, FSCK_MODE_YES, NULL, 0, 0, sc.blocksize);
+            bool ok = c1 >= 0 && (c2 == 0 || c2 == 1);
+            if (!ok)
+                printf("  %s: fsck exits %d, then %d\n", what, c1, c2);
+            if (!verify(&sc, again, must, what))
+                ok = false;
+            if (!ok)
+                stats.cuts_failed++;
+        }
+    }
+    remove(probe);
+    remove(again);
+    printf("cut repair of %s: %" PRIu64 " writes, %" PRIu64 " cuts tried, %" PRIu64
+           " failed; %zu paths, %zu of them not kept by the whole repair\n",
+           image, writes, stats.cuts, stats.cuts_failed, sc.npaths, dropped);
+    return stats.failed == 0 && stats.cuts_failed == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     int i = 1;
+    const char *one = NULL;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-        if (strcmp(argv[i], "--tears") == 0)
+        if (strcmp(argv[i], "--cut-image") == 0 && i + 1 < argc)
+            one = argv[++i];
+        else if (strcmp(argv[i], "--tears") == 0)
             opt.tears = true;
         else if (strcmp(argv[i], "--step") == 0 && i + 1 < argc)
             opt.step = strtoull(argv[++i], NULL, 10);
@@ -426,6 +573,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (one != NULL)
+        return cut_image(one);
     if (argc - i < 3 || opt.step == 0 || opt.cut_every == 0) {
         fprintf(stderr, "usage: fsck-crash [--step N] [--tears] [--cuts N] [--cut-every N] "
                         "[--max-states N] LANYFS WORKDIR SCENARIO...\n");

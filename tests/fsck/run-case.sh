@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-case.sh -- one image case of fsck-lanyfs, e2fsprogs style.
 #
-# Usage: run-case.sh FSCK LANYFS MKFS MKCASE CASEDIR
+# Usage: run-case.sh FSCK LANYFS MKFS MKCASE CASEDIR [CRASH]
 #
 # CASEDIR/recipe (bash) builds test.img in a fresh folder, with the helpers
 # mkfs, lanyfs, mkcase and corpus NAME (a writable copy of a reference
@@ -11,12 +11,16 @@
 # each followed by "Exit status is N" (expect.2: the repair left it clean).
 # OPTIONS come from CASEDIR/options (default --no-undo).  CASEDIR/after,
 # when present, runs last and must succeed (it checks the repaired image).
-# Output passes through filter.sed (the version).  With LANYFS_REGEN=1 the
+# With CRASH (the fsck-crash program) the repair is first also cut at each
+# of its writes and run again (fsck-crash --cut-image): nothing the image
+# showed may be lost.  Output passes through filter.sed (the version).  With LANYFS_REGEN=1 the
 # expect files are written instead (review them before committing).
 set -u
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
 FSCK=$(abspath "$1") LANYFS=$(abspath "$2") MKFS=$(abspath "$3") MKCASE=$(abspath "$4")
 case_dir=$(abspath "$5")
+CRASH=""
+[ $# -ge 6 ] && CRASH=$(abspath "$6")
 here=$(dirname "$(abspath "$0")")
 name=$(basename "$case_dir")
 work=$(mktemp -d "${TMPDIR:-/tmp}/fsck-case.XXXXXX")
@@ -38,6 +42,13 @@ opts="--no-undo"
 [ -f "$case_dir/options" ] && opts=$(cat "$case_dir/options")
 
 status=0
+if [ -n "$CRASH" ] && [ "${LANYFS_REGEN:-0}" != 1 ]; then
+    cp test.img cut.img
+    if ! "$CRASH" --cut-image cut.img >cut.log 2>&1; then
+        echo "FAIL $name: a repair cut short lost something:"; cat cut.log; status=1
+    fi
+    rm -f cut.img
+fi
 run() { # run N ARGS...: run fsck, filter, compare with expect.N
     local n=$1; shift
     local rc=0
@@ -59,5 +70,5 @@ if [ -f "$case_dir/after" ]; then
         echo "FAIL $name: the check after the repair failed:"; cat after.log; status=1
     fi
 fi
-[ $status = 0 ] && echo "ok $name"
+[ $status = 0 ] && echo "ok $name${CRASH:+ ($(tail -n 1 cut.log 2>/dev/null))}"
 exit $status
