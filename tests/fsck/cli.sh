@@ -117,6 +117,11 @@ grep -q '"modified": true' out.txt || fail "--json says the image was modified"
 expect 8 -n --json no-such.img
 "$jsoncheck" out.txt 8 || fail "--json reports an operational error"
 
+# --- --db: the scan lands in a database -------------------------------------------------------------
+expect 4 -n --db scan.db orphan.img
+[ -s scan.db ] || fail "--db wrote no database"
+expect 12 -n --db /nonexistent/dir/scan.db orphan.img   # 8 + 4: the status is a sum
+
 # --- -C: progress lines on a descriptor, a bar on fd 0 --------------------------------------------------
 rc=0; "$fsck" -n -C 3 clean.img 3>prog.txt >/dev/null 2>&1 || rc=$?
 [ $rc = 0 ] || fail "-C 3 changed the exit status ($rc)"
