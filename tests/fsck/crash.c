@@ -545,6 +545,11 @@ static int cut_image(const char *image)
     }
     remove(probe);
     remove(again);
+    for (size_t i = 0; i < sc.npaths; i++)
+        free(sc.paths[i].path);
+    free(sc.paths);
+    free(must);
+    munmap(shared, sizeof(uint64_t));
     printf("cut repair of %s: %" PRIu64 " writes, %" PRIu64 " cuts tried, %" PRIu64
            " failed; %zu paths, %zu of them not kept by the whole repair\n",
            image, writes, stats.cuts, stats.cuts_failed, sc.npaths, dropped);
