@@ -20,6 +20,9 @@
     X(cat)                 \
     X(stat)                \
     X(scan)                \
+    X(salvage)             \
+    X(versions)            \
+    X(wear)                \
     X(mkdir)               \
     X(put)                 \
     X(rm)                  \
