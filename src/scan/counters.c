@@ -160,7 +160,9 @@ bool sc_counters_pass(struct scan_result *r)
         bool held = c != NULL && (c->cls == SCAN_BLK_DIR || c->cls == SCAN_BLK_FILE ||
                                   c->cls == SCAN_BLK_EXTENDER || c->cls == SCAN_BLK_DATA);
         if (held)
-            return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_STALE_FREEHEAD, .block = h},
+            return sc_report(r,
+                             &(struct scan_finding){.code = SCAN_PR_SB_STALE_FREEHEAD,
+                                                    .block = h},
                              NULL, NULL);
         uint8_t *b = malloc(r->g.blocksize);
         if (b == NULL)

@@ -234,7 +234,8 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     uint8_t *buf = NULL;
     bool ok = false;
     const struct lanyfs_super *sb = &r->sb;
-    bool sb_bits_ok = sb->blockbits >= LANYFS_BLOCKBITS_MIN && sb->blockbits <= LANYFS_BLOCKBITS_MAX;
+    bool sb_bits_ok =
+        sb->blockbits >= LANYFS_BLOCKBITS_MIN && sb->blockbits <= LANYFS_BLOCKBITS_MAX;
     bool sb_addr_ok = sb->addrlen >= LANYFS_ADDRLEN_MIN && sb->addrlen <= LANYFS_ADDRLEN_MAX;
 
     s.len = r->image_bytes < INFER_BYTES ? (size_t)r->image_bytes : INFER_BYTES;
@@ -293,8 +294,9 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     r->free_complete = r->freehead != 0;
 
     char text[400];
-    int len = snprintf(text, sizeof(text), "%s; block size %" PRIu32 " (%s), address length %u (%s)",
-                       why, r->g.blocksize,
+    int len = snprintf(text, sizeof(text),
+                       "%s; block size %" PRIu32 " (%s), address length %u (%s)", why,
+                       r->g.blocksize,
                        !bits_inferred ? "assumed"
                        : sb_bits_ok && sb->blockbits == bits ? "inferred, as the superblock says"
                                                              : "inferred",
@@ -304,8 +306,8 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
                                                               : "inferred");
     if (len > 0 && (size_t)len < sizeof(text)) {
         size_t l = (size_t)len;
-        l += (size_t)snprintf(text + l, sizeof(text) - l, ", %" PRIu64 " blocks from the image size",
-                              r->dev_blocks);
+        l += (size_t)snprintf(text + l, sizeof(text) - l,
+                              ", %" PRIu64 " blocks from the image size", r->dev_blocks);
         if (l < sizeof(text) && r->rootdir)
             l += (size_t)snprintf(text + l, sizeof(text) - l, ", root directory at block %" PRIu64,
                                   r->rootdir);

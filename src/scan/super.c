@@ -32,7 +32,7 @@
 #include "scan_priv.h"
 
 /* Cells kept for the missing part of a truncated image. */
-#define SC_TRUNC_CELLS ((uint64_t)1 << 20)
+#define SC_TRUNC_CELLS ((uint64_t)4096)
 
 static bool check_time(struct scan_result *r, const char *field, const struct lanyfs_ts *ts)
 {

@@ -203,7 +203,7 @@ static bool lists_extender(struct scan_result *r, uint64_t s, uint8_t *tmp)
 static bool collect(struct scan_result *r, uint64_t *got, uint64_t *n, uint64_t need, uint64_t s,
                     uint8_t *tmp)
 {
-    if (s != 0 && *n < need && !lists_extender(r, s, tmp))
+    if (s != 0 && s < r->dev_blocks && *n < need && !lists_extender(r, s, tmp))
         got[(*n)++] = s;
     return *n < need;
 }
@@ -347,10 +347,13 @@ static bool link_orphans(struct scan_result *r)
             ta->link = j == 2 ? SC_LINK_SUBTREE : j == 1 ? SC_LINK_RIGHT : SC_LINK_LEFT;
         }
     }
+    bool ok = false;
     uint32_t *stack = malloc((n + 1) * sizeof(*stack));
     size_t sp = 0;
-    if (stack == NULL)
-        return sc_oom(r);
+    if (stack == NULL) {
+        sc_oom(r);
+        goto out;
+    }
     /* Roots first (nothing links to them), then whatever a cycle left over. */
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < n; i++) {
@@ -363,10 +366,8 @@ static bool link_orphans(struct scan_result *r)
             x->parent = 0;
             stack[sp++] = x->id;
             while (sp > 0) {
-                if (sc_stopped(r)) {
-                    free(stack);
-                    return false;
-                }
+                if (sc_stopped(r))
+                    goto out;
                 struct scan_entry *p = sc_entry(r, stack[--sp]);
                 uint64_t links[3] = {p->e.left, p->e.right,
                                      lanyfs_entry_is_dir(&p->e) ? p->e.subtree : 0};
@@ -383,28 +384,27 @@ static bool link_orphans(struct scan_result *r)
                     struct scan_entry *pe = sc_entry(r, parent);
                     te->parent = parent;
                     ta->path_set = true;
-                    if (!sc_entry_set_path(r, te->id, pe ? pe->path : NULL)) {
-                        free(stack);
-                        return false;
-                    }
+                    if (!sc_entry_set_path(r, te->id, pe ? pe->path : NULL))
+                        goto out;
                     stack[sp++] = te->id;
                 }
             }
         }
     }
-    free(stack);
     for (size_t i = 0; i < r->nentries; i++) {
         struct scan_entry *x = &r->entries[i];
         if (x->state != SCAN_ENTRY_ORPHAN)
             continue;
         uint32_t id = x->id;
         if (!twice_from_orphan(r, id))
-            return false;
-        x = &r->entries[i];
+            goto out;
         if (lanyfs_entry_is_file(&r->entries[i].e) && !sc_file_walk(r, id, SC_FILE_ORPHAN))
-            return false;
+            goto out;
     }
-    return true;
+    ok = true;
+out:
+    free(stack);
+    return ok;
 }
 
 bool sc_sweep_pass(struct scan_result *r)
