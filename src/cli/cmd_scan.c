@@ -12,8 +12,9 @@
  * the findings of warning severity and above.  With --db the whole result
  * also goes into an SQLite database (docs/scan-db.md), one transaction per
  * scan, with the image's SHA-256, which a second thread computes while the
- * scan runs (--no-hash leaves it out).  The database is opened before the
- * scan starts, so a database that cannot be used fails at once.
+ * scan runs (store_file_sha256; --no-hash leaves it out).  The database is
+ * opened before the scan starts, so a database that cannot be used fails at
+ * once.
  *
  * Progress goes to stderr as a one-line bar (phase, percentage) when stderr
  * is a terminal and neither --quiet nor --json is given.
@@ -26,8 +27,6 @@
  * cannot be opened or written is LANYFS_EXIT_ERROR (1); no finding hides
  * either.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -119,39 +118,21 @@ struct hasher {
     atomic_bool finished;     /* the thread is about to end */
     uint64_t total;           /* the image's size, 0 when unknown (a device) */
     char hex[65];             /* the result */
-    int sys_errno;            /* a failed open or read, 0 when none */
+    enum lanyfs_err rc;       /* how the hash ended */
+    struct lanyfs_error err;  /* why it failed */
 };
+
+static void on_hashed(void *ctx, uint64_t done)
+{
+    struct hasher *h = ctx;
+    atomic_store(&h->done, done);
+}
 
 static gpointer hash_thread(gpointer data)
 {
     struct hasher *h = data;
-    GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
-    enum { CHUNK = 1 << 20 };
-    guchar *buf = g_malloc(CHUNK);
-    int fd = open(h->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        h->sys_errno = errno;
-        goto out;
-    }
-    for (;;) {
-        ssize_t n = read(fd, buf, CHUNK);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            h->sys_errno = errno;
-            goto out;
-        }
-        if (n == 0)
-            break;
-        g_checksum_update(ck, buf, (gssize)n);
-        atomic_fetch_add(&h->done, (uint64_t)n);
-    }
-    g_strlcpy(h->hex, g_checksum_get_string(ck), sizeof(h->hex));
-out:
-    if (fd >= 0)
-        close(fd);
-    g_free(buf);
-    g_checksum_free(ck);
+    lanyfs_error_clear(&h->err);
+    h->rc = store_file_sha256(h->path, h->hex, on_hashed, h, &h->err);
     atomic_store(&h->finished, true);
     return NULL;
 }
@@ -512,13 +493,10 @@ static int run(const struct cli_command *self, int argc, char **argv)
         goto out;
     }
     if (db != NULL && hash) {
-        if (hs.sys_errno != 0) {
+        if (hs.rc != LANYFS_OK) {
             bar_clear(&bar);
-            char msg[200];
-            snprintf(msg, sizeof(msg), "cannot read the image for its SHA-256: %s",
-                     g_strerror(hs.sys_errno));
             out_report_status(&rep, LANYFS_EXIT_ERROR);
-            out_report_add(&rep, image, LANYFS_E_IO, LANYFS_NO_BLOCK, msg);
+            out_report_error(&rep, NULL, &hs.err);
             goto out;
         }
         sha256 = hs.hex;

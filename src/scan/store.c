@@ -3,13 +3,14 @@
  * in docs/scan-db.md).
  *
  * Writing: store_add_scan runs one IMMEDIATE transaction that prepares one
- * statement per table, binds each row through put_row() (the one place
- * that checks bind, step and reset codes) and commits; any failure rolls
- * the transaction back.  The block map becomes runs of equal (class,
- * owner, flags) cells and the metadata cells become counter rows, both in
- * one pass over the map.  Text from the disk goes through the escape of
- * store.h; a text made only of printable ASCII without a backslash (the
- * usual case) is bound as it is, without a copy.
+ * batched INSERT per table, keeps rows until a batch is full, binds them
+ * through bind_at() and runs them through step_done() (the places that
+ * check bind, step and reset codes) and commits; any failure rolls the
+ * transaction back.  The block map becomes runs of equal (class, owner,
+ * flags) cells in one pass, each metadata cell a run of its own with its
+ * write counter, which the counters view shows.  Text from the disk goes
+ * through the escape of store.h; a text made only of printable ASCII
+ * without a backslash (the usual case) is bound as it is, without a copy.
  *
  * Reading: each query is one prepared statement whose rows go to the
  * caller's callback; query_run() checks every step and the final reset.
@@ -158,19 +159,15 @@ static const char schema_sql[] =
     "    class INTEGER NOT NULL,\n"
     "    owner INTEGER,\n"
     "    flags INTEGER NOT NULL,\n"
+    "    wrcnt INTEGER,\n"
     "    PRIMARY KEY (scan, first)\n"
     ") WITHOUT ROWID;\n"
-    "CREATE TABLE counters (\n"
-    "    scan INTEGER NOT NULL,\n"
-    "    block INTEGER NOT NULL,\n"
-    "    class INTEGER NOT NULL,\n"
-    "    wrcnt INTEGER NOT NULL,\n"
-    "    PRIMARY KEY (scan, class, block)\n"
-    ") WITHOUT ROWID;\n";
+    "CREATE VIEW counters AS\n"
+    "    SELECT scan, first AS block, class, wrcnt FROM block_runs WHERE wrcnt IS NOT NULL;\n";
 
 /* The tables that hold rows of one scan, in the order a delete clears them. */
 static const char *const scan_tables[] = {
-    "findings", "entries", "entry_blocks", "block_runs", "counters",
+    "findings", "entries", "entry_blocks", "block_runs",
 };
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -323,17 +320,54 @@ uint8_t *store_unescape(const char *text, size_t *len)
     return out;
 }
 
-/* ISO 8601 of a timestamp into buf (at least 48 bytes); false when unset. */
+/* Write v as exactly `digits` decimal digits at p (v < 10^digits); returns the end. */
+static char *put_digits(char *p, uint32_t v, int digits)
+{
+    for (int i = digits - 1; i >= 0; i--) {
+        p[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return p + digits;
+}
+
+/*
+ * ISO 8601 of a timestamp into buf (at least 48 bytes); false when unset.
+ * Written by hand: snprintf cost a third of the time entries take to store.
+ * Fields as stored, even out of range; only a field wider than its digits
+ * (year > 9999, nanoseconds >= 10^9, a byte field > 99) goes through snprintf.
+ */
 static bool ts_iso(const struct lanyfs_ts *ts, char *buf, size_t len)
 {
     if (lanyfs_ts_is_unset(ts))
         return false;
-    int n = snprintf(buf, len, "%04u-%02u-%02uT%02u:%02u:%02u", ts->year, ts->month, ts->day,
-                     ts->hour, ts->minute, ts->second);
-    if (n > 0 && (size_t)n < len && ts->nsec != 0)
-        n += snprintf(buf + n, len - (size_t)n, ".%09" PRIu32, ts->nsec);
-    if (n > 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "Z");
+    if (ts->year > 9999 || ts->month > 99 || ts->day > 99 || ts->hour > 99 || ts->minute > 99 ||
+        ts->second > 99 || ts->nsec > 999999999) {
+        int n = snprintf(buf, len, "%04u-%02u-%02uT%02u:%02u:%02u", ts->year, ts->month,
+                         ts->day, ts->hour, ts->minute, ts->second);
+        if (n > 0 && (size_t)n < len && ts->nsec != 0)
+            n += snprintf(buf + n, len - (size_t)n, ".%09" PRIu32, ts->nsec);
+        if (n > 0 && (size_t)n < len)
+            snprintf(buf + n, len - (size_t)n, "Z");
+        return true;
+    }
+    char *p = put_digits(buf, ts->year, 4);
+    *p++ = '-';
+    p = put_digits(p, ts->month, 2);
+    *p++ = '-';
+    p = put_digits(p, ts->day, 2);
+    *p++ = 'T';
+    p = put_digits(p, ts->hour, 2);
+    *p++ = ':';
+    p = put_digits(p, ts->minute, 2);
+    *p++ = ':';
+    p = put_digits(p, ts->second, 2);
+    if (ts->nsec != 0) {
+        *p++ = '.';
+        p = put_digits(p, ts->nsec, 9);
+    }
+    *p++ = 'Z';
+    *p = '\0';
+    (void)len; /* 30 bytes at most here */
     return true;
 }
 
@@ -484,7 +518,8 @@ static enum lanyfs_err put_row(const struct store_db *db, struct stmt *s, const 
 }
 
 #define NVALS(...) ((int)(sizeof((struct val[]){__VA_ARGS__}) / sizeof(struct val)))
-#define PUT(db, s, err, ...) put_row((db), (s), (struct val[]){__VA_ARGS__}, NVALS(__VA_ARGS__), (err))
+#define PUT(db, s, err, ...) \
+    put_row((db), (s), (struct val[]){__VA_ARGS__}, NVALS(__VA_ARGS__), (err))
 
 /* Run one statement without rows (BEGIN, COMMIT, DELETE ...) with optional values. */
 static enum lanyfs_err exec_vals(const struct store_db *db, const char *name, const char *sql,
@@ -788,7 +823,6 @@ enum {
     W_ENTRY,
     W_ENTRY_BLOCK,
     W_RUN,
-    W_COUNTER,
     W_COUNT
 };
 
@@ -821,10 +855,8 @@ static const struct {
                  18, BATCH_ROWS},
     [W_ENTRY_BLOCK] = {"INSERT INTO entry_blocks", "entry_blocks",
                        "scan, entry, file_block, block, count", 5, BATCH_ROWS},
-    [W_RUN] = {"INSERT INTO block_runs", "block_runs", "scan, first, count, class, owner, flags",
-               6, BATCH_ROWS},
-    [W_COUNTER] = {"INSERT INTO counters", "counters", "scan, block, class, wrcnt", 4,
-                   BATCH_ROWS},
+    [W_RUN] = {"INSERT INTO block_runs", "block_runs",
+               "scan, first, count, class, owner, flags, wrcnt", 7, BATCH_ROWS},
 };
 
 /* A batched INSERT of one table. */
@@ -1075,52 +1107,34 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
     return rc;
 }
 
+/*
+ * Whether b continues the run of a: equal class, owner and flags, and
+ * neither carries a header.  A metadata cell is a run of its own, holding
+ * its write counter, which is what the counters view reads (a table of its
+ * own cost about a quarter of the store's time on a stick of small files,
+ * where nearly every metadata cell is a run of its own anyway).
+ */
 static bool same_run(const struct scan_block *a, const struct scan_block *b)
 {
-    return a->cls == b->cls && a->owner == b->owner && a->flags == b->flags;
+    return a->cls == b->cls && a->owner == b->owner && a->flags == b->flags &&
+           !(a->flags & SCAN_BF_METADATA);
 }
 
-/*
- * The map as runs, then one counters row per metadata cell.  Counters are
- * keyed by class first, so they are written class by class (a counting
- * sort of the metadata cells' block numbers): rows in key order cost the
- * B-tree far less than rows that alternate between classes.
- */
+/* The map as runs, in one pass. */
 static enum lanyfs_err put_map(struct writer *w, const struct scan_block *map, uint64_t n)
 {
     enum lanyfs_err rc = LANYFS_OK;
-    uint64_t per_class[SCAN_BLK_CLASSES + 1] = {0};
     uint64_t first = 0;
     for (uint64_t b = 0; b < n && rc == LANYFS_OK; b++) {
-        if (map[b].flags & SCAN_BF_METADATA)
-            per_class[map[b].cls < SCAN_BLK_CLASSES ? map[b].cls : SCAN_BLK_CLASSES]++;
         if (b + 1 == n || !same_run(&map[first], &map[b + 1])) {
-            rc = ROW(w, W_RUN, VI(w->scan), VU(first), VU(b + 1 - first), VI(map[first].cls),
-                     VID(map[first].owner), VI(map[first].flags));
+            const struct scan_block *c = &map[first];
+            rc = ROW(w, W_RUN, VI(w->scan), VU(first), VU(b + 1 - first), VI(c->cls),
+                     VID(c->owner), VI(c->flags),
+                     (c->flags & SCAN_BF_METADATA) ? VI(c->wrcnt) : VNULL);
             first = b + 1;
         }
         progress(w, 1);
     }
-    uint64_t total = 0, start[SCAN_BLK_CLASSES + 1];
-    for (int c = 0; c <= SCAN_BLK_CLASSES; c++) {
-        start[c] = total;
-        total += per_class[c];
-    }
-    if (rc != LANYFS_OK || total == 0)
-        return rc;
-    if (total > SIZE_MAX / sizeof(uint64_t))
-        return nomem(w->db, w->b[W_COUNTER].s.name, w->err);
-    uint64_t *order = malloc((size_t)total * sizeof(*order));
-    if (order == NULL)
-        return nomem(w->db, w->b[W_COUNTER].s.name, w->err);
-    for (uint64_t b = 0; b < n; b++)
-        if (map[b].flags & SCAN_BF_METADATA)
-            order[start[map[b].cls < SCAN_BLK_CLASSES ? map[b].cls : SCAN_BLK_CLASSES]++] = b;
-    for (uint64_t i = 0; i < total && rc == LANYFS_OK; i++) {
-        const struct scan_block *c = &map[order[i]];
-        rc = ROW(w, W_COUNTER, VI(w->scan), VU(order[i]), VI(c->cls), VI(c->wrcnt));
-    }
-    free(order);
     return rc;
 }
 
@@ -1664,6 +1678,8 @@ static int run_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lany
         .cls = (enum scan_class)sqlite3_column_int64(st, 2),
         .owner = (uint32_t)sqlite3_column_int64(st, 3),
         .flags = (uint8_t)sqlite3_column_int64(st, 4),
+        .has_wrcnt = sqlite3_column_type(st, 5) != SQLITE_NULL,
+        .wrcnt = (uint16_t)sqlite3_column_int64(st, 5),
     };
     /* the run before `from` when `from` lies past the map's end */
     if (run.first + run.count <= c->from)
@@ -1685,7 +1701,7 @@ enum lanyfs_err store_block_runs(struct store_db *db, int64_t scan_id, uint64_t 
         return LANYFS_OK;
     struct user_ctx c = {.db = db, .cb.run = cb, .ctx = ctx, .from = first};
     return query_run(db, "SELECT FROM block_runs",
-                     "SELECT first, count, class, owner, flags FROM block_runs"
+                     "SELECT first, count, class, owner, flags, wrcnt FROM block_runs"
                      " WHERE scan = ?1 AND first <= ?3 AND first >= COALESCE((SELECT first"
                      " FROM block_runs WHERE scan = ?1 AND first <= ?2 ORDER BY first DESC"
                      " LIMIT 1), 0) ORDER BY first",
@@ -1713,4 +1729,238 @@ enum lanyfs_err store_counters(struct store_db *db, int64_t scan_id, int cls, st
                      "SELECT block, class, wrcnt FROM counters WHERE scan = ? AND class = ?"
                      " ORDER BY block",
                      (struct val[]){VI(scan_id), VI(cls)}, 2, counter_row, &c, err);
+}
+
+/* ---- the image's SHA-256 ------------------------------------------------------ */
+
+/*
+ * FIPS 180-4 SHA-256, for scans.image_sha256.  The hash reads the whole
+ * image, so its speed sets the cost of the hash column: with the x86 SHA
+ * extensions (checked at run time) it runs at several times the speed of
+ * the portable rounds below, which are used everywhere else.
+ */
+
+static const uint32_t sha_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+};
+
+static inline uint32_t ror32(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << (32 - n));
+}
+
+/* The compression function over nblocks 64-byte blocks, portable. */
+static void sha_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
+{
+    for (; nblocks != 0; nblocks--, p += 64) {
+        uint32_t w[64];
+        for (int t = 0; t < 16; t++)
+            w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+                   (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
+        for (int t = 16; t < 64; t++) {
+            uint32_t s0 = ror32(w[t - 15], 7) ^ ror32(w[t - 15], 18) ^ (w[t - 15] >> 3);
+            uint32_t s1 = ror32(w[t - 2], 17) ^ ror32(w[t - 2], 19) ^ (w[t - 2] >> 10);
+            w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+        }
+        uint32_t a = st[0], b = st[1], c = st[2], d = st[3];
+        uint32_t e = st[4], f = st[5], g = st[6], h = st[7];
+        for (int t = 0; t < 64; t++) {
+            uint32_t t1 = h + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) + ((e & f) ^ (~e & g)) +
+                          sha_k[t] + w[t];
+            uint32_t t2 =
+                (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            h = g;
+            g = f;
+            f = e;
+            e = d + t1;
+            d = c;
+            c = b;
+            b = a;
+            a = t1 + t2;
+        }
+        st[0] += a;
+        st[1] += b;
+        st[2] += c;
+        st[3] += d;
+        st[4] += e;
+        st[5] += f;
+        st[6] += g;
+        st[7] += h;
+    }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+/*
+ * The same with the SHA extensions.  The state is kept as ABEF and CDGH,
+ * as sha256rnds2 wants it; each group of four rounds takes four message
+ * words, the first four groups from the block, later ones from
+ *     X[g] = msg2(msg1(X[g-4], X[g-3]) + (X[g-2]:X[g-1] shifted by a word), X[g-1]).
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void sha_blocks_ni(uint32_t st[8],
+                                                                       const uint8_t *p,
+                                                                       size_t nblocks)
+{
+    const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i tmp = _mm_loadu_si128((const __m128i *)(const void *)&st[0]);
+    __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)&st[4]);
+    tmp = _mm_shuffle_epi32(tmp, 0xb1);      /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1b);        /* EFGH */
+    __m128i s0 = _mm_alignr_epi8(tmp, s1, 8); /* ABEF */
+    s1 = _mm_blend_epi16(s1, tmp, 0xf0);     /* CDGH */
+    for (; nblocks != 0; nblocks--, p += 64) {
+        __m128i save0 = s0, save1 = s1;
+        __m128i x[4];
+        for (int g = 0; g < 16; g++) {
+            __m128i m;
+            if (g < 4) {
+                m = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g));
+                x[g] = _mm_shuffle_epi8(m, swap);
+            } else {
+                __m128i a = _mm_sha256msg1_epu32(x[g & 3], x[(g + 1) & 3]);
+                a = _mm_add_epi32(a, _mm_alignr_epi8(x[(g + 3) & 3], x[(g + 2) & 3], 4));
+                x[g & 3] = _mm_sha256msg2_epu32(a, x[(g + 3) & 3]);
+            }
+            m = _mm_add_epi32(x[g & 3],
+                              _mm_loadu_si128((const __m128i *)(const void *)&sha_k[4 * g]));
+            s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+            m = _mm_shuffle_epi32(m, 0x0e);
+            s0 = _mm_sha256rnds2_epu32(s0, s1, m);
+        }
+        s0 = _mm_add_epi32(s0, save0);
+        s1 = _mm_add_epi32(s1, save1);
+    }
+    tmp = _mm_shuffle_epi32(s0, 0x1b);       /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xb1);        /* DCHG */
+    s0 = _mm_blend_epi16(tmp, s1, 0xf0);     /* DCBA */
+    s1 = _mm_alignr_epi8(s1, tmp, 8);        /* HGFE */
+    _mm_storeu_si128((__m128i *)(void *)&st[0], s0);
+    _mm_storeu_si128((__m128i *)(void *)&st[4], s1);
+}
+
+static bool sha_have_ni(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+           __builtin_cpu_supports("ssse3");
+}
+#endif
+
+/* A running hash. */
+struct sha256 {
+    uint32_t st[8];     /* the state */
+    uint64_t bytes;     /* bytes hashed */
+    uint8_t buf[64];    /* a partial block */
+    size_t nbuf;        /* bytes in buf */
+    void (*blocks)(uint32_t st[8], const uint8_t *p, size_t nblocks); /* the rounds in use */
+};
+
+static void sha_init(struct sha256 *h, bool portable)
+{
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(h->st, iv, sizeof(iv));
+    h->bytes = 0;
+    h->nbuf = 0;
+    h->blocks = sha_blocks_c;
+#if defined(__x86_64__) || defined(__i386__)
+    if (!portable && sha_have_ni())
+        h->blocks = sha_blocks_ni;
+#else
+    (void)portable;
+#endif
+}
+
+static void sha_update(struct sha256 *h, const uint8_t *p, size_t n)
+{
+    h->bytes += n;
+    if (h->nbuf != 0) {
+        size_t k = 64 - h->nbuf < n ? 64 - h->nbuf : n;
+        memcpy(h->buf + h->nbuf, p, k);
+        h->nbuf += k;
+        p += k;
+        n -= k;
+        if (h->nbuf < 64)
+            return;
+        h->blocks(h->st, h->buf, 1);
+        h->nbuf = 0;
+    }
+    if (n >= 64) {
+        h->blocks(h->st, p, n / 64);
+        p += n & ~(size_t)63;
+        n &= 63;
+    }
+    memcpy(h->buf, p, n);
+    h->nbuf = n;
+}
+
+static void sha_final(struct sha256 *h, char hex[65])
+{
+    uint64_t bits = h->bytes * 8;
+    uint8_t pad[72] = {0x80};
+    size_t padlen = h->nbuf < 56 ? 56 - h->nbuf : 120 - h->nbuf;
+    for (int i = 0; i < 8; i++)
+        pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+    sha_update(h, pad, padlen + 8);
+    static const char digits[] = "0123456789abcdef";
+    for (int i = 0; i < 32; i++) {
+        uint8_t byte = (uint8_t)(h->st[i / 4] >> (24 - 8 * (i % 4)));
+        hex[2 * i] = digits[byte >> 4];
+        hex[2 * i + 1] = digits[byte & 15];
+    }
+    hex[64] = '\0';
+}
+
+void store_sha256(const void *data, size_t len, bool portable, char hex[65])
+{
+    struct sha256 h;
+    sha_init(&h, portable);
+    sha_update(&h, data, len);
+    sha_final(&h, hex);
+}
+
+enum lanyfs_err store_file_sha256(const char *path, char hex[65], store_hash_progress_cb on_chunk,
+                                  void *ctx, struct lanyfs_error *err)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    enum { CHUNK = 1 << 20 };
+    uint8_t *buf = malloc(CHUNK);
+    FILE *f = NULL;
+    if (buf == NULL)
+        return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "%s: out of memory", path);
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        rc = lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK, "%s: cannot open it to hash it: %s",
+                         path, strerror(errno));
+        goto out;
+    }
+    struct sha256 h;
+    sha_init(&h, false);
+    size_t n;
+    while ((n = fread(buf, 1, CHUNK, f)) > 0) {
+        sha_update(&h, buf, n);
+        if (on_chunk != NULL)
+            on_chunk(ctx, h.bytes);
+    }
+    if (ferror(f)) {
+        rc = lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK, "%s: read error while hashing it",
+                         path);
+        goto out;
+    }
+    sha_final(&h, hex);
+out:
+    if (f != NULL)
+        fclose(f);
+    free(buf);
+    return rc;
 }

@@ -244,13 +244,19 @@ enum lanyfs_err store_findings(struct store_db *db, int64_t scan_id, uint32_t co
 
 /* ---- reading: the block map ------------------------------------------------ */
 
-/* A run of blocks with equal class, owner and flags. */
+/*
+ * A run of blocks with equal class, owner and flags.  A metadata cell (one
+ * that carries a header, SCAN_BF_METADATA) is always a run of its own, with
+ * its write counter.
+ */
 struct store_block_run {
     uint64_t first;       /* first block */
     uint64_t count;       /* blocks in the run, >= 1 */
     enum scan_class cls;  /* what they are */
     uint32_t owner;       /* owning entry, 0 = none */
     uint8_t flags;        /* SCAN_BF_* */
+    bool has_wrcnt;       /* a metadata cell: wrcnt is its header's counter */
+    uint16_t wrcnt;       /* the write counter */
 };
 
 typedef int (*store_block_run_cb)(void *ctx, const struct store_block_run *run);
@@ -272,6 +278,21 @@ typedef int (*store_counter_cb)(void *ctx, uint64_t block, enum scan_class cls, 
 /* The write counter of every metadata block of one class (or STORE_ANY_CLASS), by block. */
 enum lanyfs_err store_counters(struct store_db *db, int64_t scan_id, int cls, store_counter_cb cb,
                                void *ctx, struct lanyfs_error *err);
+
+/* ---- the image's hash -------------------------------------------------------- */
+
+/* Called after each chunk hashed with the bytes hashed so far. */
+typedef void (*store_hash_progress_cb)(void *ctx, uint64_t done);
+
+/*
+ * The SHA-256 of the whole file at path as 64 lowercase hex digits into
+ * hex (for store_scan_meta.image_sha256).  It uses the x86 SHA extensions
+ * when the processor has them.  on_chunk may be NULL.
+ */
+enum lanyfs_err store_file_sha256(const char *path, char hex[65], store_hash_progress_cb on_chunk,
+                                  void *ctx, struct lanyfs_error *err);
+/* The same over len bytes in memory; portable forces the portable rounds (for tests). */
+void store_sha256(const void *data, size_t len, bool portable, char hex[65]);
 
 /* ---- text ------------------------------------------------------------------ */
 

@@ -211,6 +211,8 @@ static struct scan_result *sample(void)
     struct scan_entry *ea = fake_last_entry(r);
     ea->e.created = (struct lanyfs_ts){.year = 2026, .month = 12, .day = 3, .hour = 1,
                                        .minute = 2, .second = 15, .nsec = 123, .offset = 60};
+    ea->e.modified = (struct lanyfs_ts){.year = 65535, .month = 200, .day = 31, .hour = 99,
+                                        .minute = 0, .second = 60};
     ea->e.attr = LANYFS_ATTR_NOWRITE;
     ea->e.wrcnt = 7;
     uint32_t b = fake_entry(r, 8, root, SCAN_ENTRY_LIVE, LANYFS_TYPE_FILE, "b.bin", 5, "/b.bin",
@@ -267,7 +269,7 @@ START_TEST(t_create_schema)
     free(mode);
     static const char *const tables[] = {"catalogue", "severities", "classes", "states",
                                          "scans", "findings", "entries", "entry_blocks",
-                                         "block_runs", "counters"};
+                                         "block_runs"};
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
         char sql[160];
         snprintf(sql, sizeof(sql),
@@ -275,6 +277,9 @@ START_TEST(t_create_schema)
                  tables[i]);
         ck_assert_msg(raw_int(h, sql) == 1, "table %s missing", tables[i]);
     }
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'view'"
+                                " AND name = 'counters'"),
+                     1);
     /* The catalogue is problem.h, row for row. */
     size_t n;
     const struct scan_problem_info *t = scan_problem_table(&n);
@@ -500,10 +505,17 @@ static int check_run(void *ctx, const struct store_block_run *run)
         ck_assert_uint_lt(b, c->n);
         U_CELL_EQ(run, &c->map[b], b);
     }
-    /* maximal: it differs from the run before */
-    if (c->runs != 0)
-        ck_assert(c->prev.cls != run->cls || c->prev.owner != run->owner ||
-                  c->prev.flags != run->flags);
+    /* A metadata cell is a run of its own, with its counter; other runs are maximal. */
+    if (run->flags & SCAN_BF_METADATA) {
+        ck_assert_uint_eq(run->count, 1);
+        ck_assert(run->has_wrcnt);
+        ck_assert_uint_eq(run->wrcnt, c->map[run->first].wrcnt);
+    } else {
+        ck_assert(!run->has_wrcnt);
+        if (c->runs != 0 && !(c->prev.flags & SCAN_BF_METADATA))
+            ck_assert(c->prev.cls != run->cls || c->prev.owner != run->owner ||
+                      c->prev.flags != run->flags);
+    }
     c->prev = *run;
     c->next = run->first + run->count;
     c->runs++;
@@ -626,6 +638,17 @@ START_TEST(t_round_trip)
     ck_assert_uint_eq(k, c.n);
 
     close_ok(db);
+
+    /* Timestamps as stored, nanoseconds and out-of-range fields included. */
+    sqlite3 *h = raw_open(p);
+    char *t = raw_text(h, "SELECT created || ' ' || created_offset FROM entries WHERE id = 3");
+    ck_assert_str_eq(t, "2026-12-03T01:02:15.000000123Z 60");
+    free(t);
+    t = raw_text(h, "SELECT modified FROM entries WHERE id = 3");
+    ck_assert_str_eq(t, "65535-200-31T99:00:60Z");
+    free(t);
+    ck_assert_int_eq(raw_int(h, "SELECT created IS NULL FROM entries WHERE id = 4"), 1);
+    sqlite3_close(h);
     scan_result_free(r);
 }
 END_TEST
@@ -1143,6 +1166,69 @@ START_TEST(t_escape_round_trip)
 }
 END_TEST
 
+/* ---- the image's hash ---------------------------------------------------------- */
+
+static void on_hashed(void *ctx, uint64_t done)
+{
+    uint64_t *last = ctx;
+    ck_assert_uint_ge(done, *last);
+    *last = done;
+}
+
+START_TEST(t_sha256)
+{
+    /* FIPS 180-2 examples, with both sets of rounds. */
+    static const struct {
+        const char *msg;
+        const char *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    char hex[65];
+    for (int portable = 0; portable < 2; portable++) {
+        for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+            store_sha256(v[i].msg, strlen(v[i].msg), portable, hex);
+            ck_assert_str_eq(hex, v[i].hex);
+        }
+        static char million[1000000];
+        memset(million, 'a', sizeof(million));
+        store_sha256(million, sizeof(million), portable, hex);
+        ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+    /* Every length around the block and padding boundaries: both rounds agree. */
+    static uint8_t buf[4096];
+    for (size_t i = 0; i < sizeof(buf); i++)
+        buf[i] = (uint8_t)rnd();
+    for (size_t n = 0; n < sizeof(buf); n += n < 200 ? 1 : 61) {
+        char a[65], b[65];
+        store_sha256(buf, n, false, a);
+        store_sha256(buf, n, true, b);
+        ck_assert_msg(strcmp(a, b) == 0, "length %zu: %s vs %s", n, a, b);
+    }
+    /* A file, read in chunks, with progress. */
+    const char *p = dbpath("hash.bin");
+    static uint8_t data[3 << 20];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)(i * 131 + (i >> 12));
+    FILE *f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, sizeof(data) - 17, f), sizeof(data) - 17);
+    fclose(f);
+    char want[65];
+    store_sha256(data, sizeof(data) - 17, true, want);
+    uint64_t last = 0;
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_file_sha256(p, hex, on_hashed, &last, &err), LANYFS_OK);
+    ck_assert_str_eq(hex, want);
+    ck_assert_uint_eq(last, sizeof(data) - 17);
+    ck_assert_int_eq(store_file_sha256(dbpath("absent.bin"), hex, NULL, NULL, &err), LANYFS_E_IO);
+    ck_assert(strstr(err.msg, "absent.bin") != NULL);
+}
+END_TEST
+
 /* ---- progress ----------------------------------------------------------------- */
 
 struct prog {
@@ -1229,7 +1315,7 @@ static const struct {
     {"SELECT class, SUM(count) FROM block_runs WHERE scan = 1 GROUP BY class",
      "USING PRIMARY KEY (scan=?)"},
     {"SELECT block, wrcnt FROM counters WHERE scan = 1 AND class = 6 ORDER BY block",
-     "USING PRIMARY KEY (scan=? AND class=?)"},
+     "SEARCH block_runs USING PRIMARY KEY (scan=?)"},
     {"SELECT id, started, n_error + n_critical AS bad FROM scans WHERE image_path = 'i.img'"
      " ORDER BY id DESC LIMIT 1",
      "USING INDEX scans_image (image_path=?)"},
@@ -1338,6 +1424,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_read_while_writing);
     tcase_add_test(tc, t_hostile_names);
     tcase_add_test(tc, t_escape_round_trip);
+    tcase_add_test(tc, t_sha256);
     tcase_add_test(tc, t_progress);
     tcase_add_test(tc, t_indexes);
     suite_add_tcase(s, tc);
