@@ -1,36 +1,33 @@
 /*
- * rescue-repair.h -- the Repair confirmation.
+ * rescue-repair.h -- the Repair dialogs: the confirmation and the outcome.
  *
- * Repair will hand the scan to the repair engine (src/fsck), which writes
- * the repairs the findings propose and an undo file first.  Until that
- * engine is part of the build, rescue_repair_available() is FALSE, the
- * window's Repair action is disabled, and its tooltip says why; the
- * confirmation dialog is complete so that only the call is missing.
+ * Repair hands the image or device to the repair engine (src/fsck, through
+ * rescue-repair-task.h), which writes the repairs the findings propose and
+ * saves every block it changes to an undo file first.
  *
- * The dialog lists what will change (the proposed repair of every finding
- * that has one, the same repair once with its count) and where the undo
- * file goes, and answers "repair" or "cancel".
+ * The confirmation lists what will change: every finding of the scan
+ * whose catalogue row proposes a repair, with that repair, and where the
+ * undo file goes.  It answers "repair" or "cancel"; the undo path it named
+ * is kept on the dialog ("undo-path").  The outcome dialog explains the
+ * engine's exit status, shows the summary of its report (the whole report
+ * and its messages beneath, collapsed) and how to take the repair back.
  */
 #pragma once
 
 #include <adwaita.h>
 
 #include "rescue-data.h"
+#include "rescue-repair-task.h"
 
 G_BEGIN_DECLS
 
-/* Whether this build can repair. */
-gboolean rescue_repair_available(void);
-/* Why Repair is disabled, translated (static). */
-const char *rescue_repair_unavailable_reason(void);
-
-/* Where the undo file of a repair of data goes (in the user's data folder). */
-char *rescue_repair_undo_path(RescueData *data);
-
-/* The findings a repair would act on, as lines "repair (n times)"; g_strfreev. */
-char **rescue_repair_plan(RescueData *data, guint *n_findings);
-
 /* The confirmation dialog; the response "repair" confirms. */
 AdwMessageDialog *rescue_repair_dialog_new(GtkWindow *parent, RescueData *data);
+/* The undo file the confirmation names (owned by the dialog). */
+const char *rescue_repair_dialog_get_undo_path(AdwMessageDialog *dialog);
+
+/* The outcome of a repair. */
+AdwMessageDialog *rescue_repair_outcome_dialog_new(GtkWindow *parent,
+                                                   const RescueRepairReport *report);
 
 G_END_DECLS

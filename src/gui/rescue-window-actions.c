@@ -6,7 +6,7 @@
  * (win.show-deleted, win.show-orphans, win.block-map-wear).  Every file
  * choice goes through GtkFileChooserNative (GTK 4.8 has no GtkFileDialog),
  * so the portal is used when the application is sandboxed.  Long work
- * (salvage, export) runs in a worker; the window stays usable, only the
+ * (salvage, repair, export) runs in a worker; the window stays usable, only the
  * actions that would race it are disabled.
  */
 #define G_LOG_DOMAIN "rescue-window"
@@ -445,13 +445,100 @@ static void action_salvage_all(GtkWidget *widget, const char *name, GVariant *pa
 
 /* ---- repair ------------------------------------------------------------------------ */
 
-static void on_repair_response(AdwMessageDialog *dialog, const char *response, RescueWindow *self)
+typedef struct {
+    RescueWindow *self;           /* owned reference */
+    AdwMessageDialog *progress;   /* the progress dialog (borrowed, NULL once closed) */
+    GtkProgressBar *bar;          /* inside it */
+    GtkLabel *label;              /* inside it */
+    RescueProgress *relay;        /* owned */
+} RepairJob;
+
+static void on_repair_progress(double fraction, const char *text, gpointer user_data)
+{
+    RepairJob *job = user_data;
+
+    if (job->progress == NULL)
+        return;
+    gtk_progress_bar_set_fraction(job->bar, fraction);
+    if (text != NULL)
+        gtk_label_set_text(job->label, text);
+}
+
+static void on_repair_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+    RepairJob *job = user_data;
+    RescueWindow *self = job->self;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RescueRepairReport) report = NULL;
+
+    (void)source;
+    report = rescue_repair_finish(result, &error);
+    rescue_progress_close(job->relay);
+    if (job->progress != NULL)
+        gtk_window_destroy(GTK_WINDOW(job->progress));
+    g_clear_object(&self->work);
+    _rescue_window_update_actions(self);
+
+    if (report == NULL) {
+        _rescue_window_show_error(self, _("Repair Failed"), error->message);
+    } else {
+        g_autofree char *path = g_strdup(self->path);
+        if (!self->smoke)
+            gtk_window_present(
+                GTK_WINDOW(rescue_repair_outcome_dialog_new(GTK_WINDOW(self), report)));
+        /* What is on the stick now, whatever the outcome. */
+        if (path != NULL)
+            rescue_window_open_path(self, path);
+    }
+    rescue_progress_unref(job->relay);
+    g_object_unref(job->self);
+    g_free(job);
+}
+
+static void on_repair_progress_response(AdwMessageDialog *dialog, const char *response,
+                                        RepairJob *job)
 {
     (void)dialog;
-    if (g_strcmp0(response, "repair") != 0)
+    (void)response;
+    /* Hidden: the repair goes on, its outcome comes in its own dialog. */
+    job->progress = NULL;
+}
+
+static void start_repair(RescueWindow *self, const char *undo_path)
+{
+    RepairJob *job = g_new0(RepairJob, 1);
+    GtkWidget *box;
+
+    job->self = g_object_ref(self);
+    self->work = g_cancellable_new();
+    job->progress = ADW_MESSAGE_DIALOG(adw_message_dialog_new(
+        GTK_WINDOW(self), _("Repairing"),
+        _("Do not unplug the stick until the repair has finished.")));
+    box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+    job->bar = GTK_PROGRESS_BAR(gtk_progress_bar_new());
+    job->label = GTK_LABEL(gtk_label_new(NULL));
+    gtk_label_set_ellipsize(job->label, PANGO_ELLIPSIZE_END);
+    gtk_widget_add_css_class(GTK_WIDGET(job->label), "dim-label");
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(job->bar));
+    gtk_box_append(GTK_BOX(box), GTK_WIDGET(job->label));
+    adw_message_dialog_set_extra_child(job->progress, box);
+    adw_message_dialog_add_response(job->progress, "hide", _("_Hide"));
+    g_signal_connect(job->progress, "response", G_CALLBACK(on_repair_progress_response), job);
+    if (!self->smoke)
+        gtk_window_present(GTK_WINDOW(job->progress));
+
+    job->relay = rescue_progress_new(on_repair_progress, job);
+    rescue_repair_async(rescue_data_get_image_path(self->data), undo_path, job->relay,
+                        on_repair_done, job);
+    _rescue_window_update_actions(self);
+}
+
+static void on_repair_response(AdwMessageDialog *dialog, const char *response, RescueWindow *self)
+{
+    if (g_strcmp0(response, "repair") != 0 || self->data == NULL || self->work != NULL ||
+        self->scan != NULL)
         return;
-    /* The repair engine is called here once it is part of the build. */
-    _rescue_window_toast(self, rescue_repair_unavailable_reason());
+    start_repair(self, rescue_repair_dialog_get_undo_path(dialog));
 }
 
 static void action_repair(GtkWidget *widget, const char *name, GVariant *param)

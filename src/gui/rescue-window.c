@@ -148,7 +148,7 @@ void _rescue_window_update_actions(RescueWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage-all",
                                   have && !scanning && !working);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.repair",
-                                  have && !scanning && !working && rescue_repair_available());
+                                  have && !scanning && !working);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", have && !scanning && !working);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.search", have && !scanning);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.zoom-in", have);
@@ -157,10 +157,6 @@ void _rescue_window_update_actions(RescueWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reveal-block", have);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.view", have && !scanning);
     gtk_widget_set_visible(GTK_WIDGET(self->search_button), have && !scanning);
-    gtk_widget_set_tooltip_text(GTK_WIDGET(self->repair_button),
-                                rescue_repair_available()
-                                    ? _("Repair what the scan found, with an undo file")
-                                    : rescue_repair_unavailable_reason());
 }
 
 static void on_scan_progress(double fraction, const char *phase, gpointer user_data)
