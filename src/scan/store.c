@@ -1799,6 +1799,7 @@ static void sha_blocks_c(uint32_t st[8], const uint8_t *p, size_t nblocks)
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 
 /*
@@ -1848,11 +1849,13 @@ __attribute__((target("sha,sse4.1,ssse3"))) static void sha_blocks_ni(uint32_t s
     _mm_storeu_si128((__m128i *)(void *)&st[4], s1);
 }
 
+/* CPUID: SHA is leaf 7 EBX bit 29, SSSE3 and SSE4.1 leaf 1 ECX bits 9 and 19. */
 static bool sha_have_ni(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
-           __builtin_cpu_supports("ssse3");
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
 }
 #endif
 
