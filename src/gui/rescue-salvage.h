@@ -1,27 +1,28 @@
 /*
- * rescue-salvage.h -- copying entries out of a scanned image into a folder.
+ * rescue-salvage.h -- Salvage: copying entries out of a scanned image into a folder.
  *
- * Salvage never writes to the image and never overwrites anything outside
- * a folder it makes itself: under the destination chosen it creates a new
- * folder "<image>-salvage" (or "-salvage-2", ...) and inside it
+ * The copying is the shared salvage engine's (src/scan/salvage.h), the one
+ * `lanyfs salvage` runs, with the same rules and the same manifests
+ * (manifest.csv, manifest.json).  What is added here is where it writes
+ * and what it is given:
  *
- *   files/     live entries, at their paths
- *   deleted/   deleted entries, at the best path the scan knows
- *   orphaned/  orphaned entries, under the directories they were found in
- *   manifest.tsv  one line per entry: what it was, where it went, how much
- *                 of it could be read
+ *  - under the destination chosen, a new folder "<image>-salvage" (or
+ *    "-salvage-2", ...) is made, so nothing that was there is touched;
+ *    inside it the engine makes files/, deleted/ and orphans/;
+ *  - the engine needs the filesystem handle its scan was made over, so
+ *    the worker opens the image read-only and scans it again (the scan
+ *    shown may come from a database, or be older than the image);
+ *  - everything is the live tree, the deleted files and the orphaned
+ *    entries, as the files view shows them (`lanyfs salvage --deleted
+ *    --orphans`); a selection is the live paths selected (a directory
+ *    brings everything below it).  The engine selects deleted and orphaned
+ *    entries only all together: a selection holding one brings all of its
+ *    kind (and, when no live entry is selected, the live tree: no path is
+ *    the whole tree to the engine), and the report says so (widened).
  *
- * Every directory and file is created with O_NOFOLLOW and files with
- * O_EXCL, relative to the folder's descriptor, so a symlink planted in the
- * destination cannot redirect a write.  Names are escaped the way the
- * command-line tools print them (\xNN for a byte that is not printable
- * UTF-8 and for '/', \\ for a backslash), "." and ".." are escaped too,
- * and a name that would exceed 255 bytes keeps its first part and a hash.
- * Two entries that escape to the same name get "~2", "~3", ...  Blocks a
- * file cannot be given (holes, blocks another entry owns now, read errors)
- * are written as zeros and counted in the manifest.
- *
- * Selecting a directory salvages everything below it, in any state.
+ * Progress is the fraction of the work (the scan first, then the bytes)
+ * and the file being copied; cancelling stops at the next file, after the
+ * manifests have been written for what was copied.
  */
 #pragma once
 
@@ -34,25 +35,28 @@ G_BEGIN_DECLS
 
 typedef struct {
     char *folder;          /* the folder made (owned) */
-    guint files;           /* files written */
+    guint exact;           /* files written whole */
+    guint partial;         /* files written with zeros for what could not be had */
+    guint unrecoverable;   /* non-empty files of which no byte could be had */
+    guint not_written;     /* files the folder refused */
     guint dirs;            /* directories made */
     guint64 bytes;         /* bytes written */
-    guint64 lost_blocks;   /* blocks written as zeros */
-    guint failed;          /* entries that could not be written */
-    GPtrArray *problems;   /* one sentence per failure (owned strings) */
+    guint64 recovered;     /* of those, bytes known good */
+    gboolean widened;      /* deleted or orphaned entries were selected: all of them came */
+    GPtrArray *problems;   /* one sentence per file not exact, then the engine's (owned) */
 } RescueSalvageReport;
 
 void rescue_salvage_report_free(RescueSalvageReport *report);
 
-/* The escaped file name of name bytes (never empty, never "." or "..", at most 255 bytes). */
-char *rescue_salvage_escape_name(const guint8 *name, gsize len);
+/* Files written, whole or not. */
+guint rescue_salvage_report_files(const RescueSalvageReport *report);
 
 /*
  * Salvage entries ids (n of them; n == 0: everything) of data into a new
- * folder inside dest.  Synchronous; progress (may be NULL) is posted with
- * the fraction of bytes done and the path being copied.  Fails only when
- * the image or the folder cannot be opened or made, or when cancelled;
- * entries that fail are counted in the report.
+ * folder inside dest.  Synchronous.  Fails when the image cannot be opened
+ * or scanned, the folder cannot be made, the manifests cannot be written,
+ * or when cancelled (G_IO_ERROR_CANCELLED); files that fail are counted in
+ * the report.
  */
 RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, guint n,
                                         const char *dest, RescueProgress *progress,

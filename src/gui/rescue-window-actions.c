@@ -301,36 +301,57 @@ static void on_salvage_done(GObject *source, GAsyncResult *result, gpointer user
         GString *body = g_string_new(NULL);
         g_autofree char *bytes = g_format_size(report->bytes);
         g_autofree char *folder = g_filename_display_name(report->folder);
+        guint files = rescue_salvage_report_files(report);
+        guint incomplete = report->partial + report->unrecoverable;
         AdwMessageDialog *dialog;
 
         g_string_append_printf(body,
                                g_dngettext(GETTEXT_PACKAGE, "%u file (%s) was copied to %s.",
-                                           "%u files (%s) were copied to %s.", report->files),
-                               report->files, bytes, folder);
-        if (report->lost_blocks > 0) {
+                                           "%u files (%s) were copied to %s.", files),
+                               files, bytes, folder);
+        if (incomplete > 0) {
             g_string_append_c(body, ' ');
             g_string_append_printf(body,
                                    g_dngettext(GETTEXT_PACKAGE,
-                                               "%llu block could not be recovered and was "
-                                               "written as zeros.",
-                                               "%llu blocks could not be recovered and were "
-                                               "written as zeros.",
-                                               report->lost_blocks),
-                                   (unsigned long long)report->lost_blocks);
+                                               "%u of them is incomplete: what could not be "
+                                               "recovered is written as zeros.",
+                                               "%u of them are incomplete: what could not be "
+                                               "recovered is written as zeros.",
+                                               incomplete),
+                                   incomplete);
         }
-        if (report->failed > 0) {
-            g_string_append(body, "\n\n");
+        if (report->not_written > 0) {
+            g_string_append_c(body, ' ');
             g_string_append_printf(body,
-                                   g_dngettext(GETTEXT_PACKAGE, "%u entry failed:",
-                                               "%u entries failed:", report->failed),
-                                   report->failed);
+                                   g_dngettext(GETTEXT_PACKAGE, "%u file could not be written.",
+                                               "%u files could not be written.",
+                                               report->not_written),
+                                   report->not_written);
+        }
+        if (report->widened) {
+            g_string_append(body, "\n\n");
+            g_string_append(body, _("The selection held deleted or orphaned entries. Salvage "
+                                    "copies those only all together, so every deleted and "
+                                    "orphaned entry was copied, and the live tree when no live "
+                                    "entry was selected."));
+        }
+        if (report->problems->len > 0) {
+            g_string_append(body, "\n");
             for (guint i = 0; i < report->problems->len && i < 8; i++)
                 g_string_append_printf(body, "\n%s",
                                        (const char *)g_ptr_array_index(report->problems, i));
+            if (report->problems->len > 8) {
+                g_string_append_c(body, '\n');
+                g_string_append_printf(body,
+                                       g_dngettext(GETTEXT_PACKAGE, "and %u more",
+                                                   "and %u more", report->problems->len - 8),
+                                       report->problems->len - 8);
+            }
         }
         g_string_append(body, "\n\n");
-        g_string_append(body, _("The file manifest.tsv in the folder lists every entry and how "
-                                "much of it was recovered."));
+        g_string_append(body, _("The files manifest.csv and manifest.json in the folder list "
+                                "every file and how much of it was recovered, as "
+                                "“lanyfs salvage” writes them."));
         dialog = ADW_MESSAGE_DIALOG(
             adw_message_dialog_new(GTK_WINDOW(self), _("Salvage Finished"), body->str));
         adw_message_dialog_add_responses(dialog, "close", _("_Close"), "open", _("_Open Folder"),

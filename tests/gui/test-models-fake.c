@@ -28,7 +28,6 @@
 #include "rescue-findings-model.h"
 #include "rescue-format.h"
 #include "rescue-progress.h"
-#include "rescue-salvage.h"
 #include "store.h"
 
 /* ---- a hand-built RescueData ------------------------------------------------ */
@@ -547,7 +546,7 @@ static void test_block_paint(void)
     g_free(pixels);
 }
 
-/* ---- progress relay and salvage names --------------------------------------------- */
+/* ---- progress relay ------------------------------------------------------------ */
 
 typedef struct {
     guint reports;
@@ -600,29 +599,6 @@ static void test_progress(void)
     g_assert_cmpuint(rescue_progress_get_reports(p), ==, seen.reports);
 }
 
-static void test_salvage_names(void)
-{
-    guint8 long_name[300];
-    g_autofree char *dot = rescue_salvage_escape_name((const guint8 *)".", 1);
-    g_autofree char *dotdot = rescue_salvage_escape_name((const guint8 *)"..", 2);
-    g_autofree char *slash = rescue_salvage_escape_name((const guint8 *)"a/b", 3);
-    g_autofree char *empty = rescue_salvage_escape_name((const guint8 *)"", 0);
-    g_autofree char *bad = rescue_salvage_escape_name((const guint8 *)"x\xffy\\z", 5);
-    g_autofree char *hidden = rescue_salvage_escape_name((const guint8 *)".hidden", 7);
-    g_autofree char *longer = NULL;
-
-    g_assert_cmpstr(dot, ==, "\\x2e");
-    g_assert_cmpstr(dotdot, ==, "\\x2e\\x2e");
-    g_assert_cmpstr(slash, ==, "a\\x2fb");
-    g_assert_cmpstr(empty, ==, "\\x00");
-    g_assert_cmpstr(bad, ==, "x\\xffy\\\\z");
-    g_assert_cmpstr(hidden, ==, ".hidden");
-    memset(long_name, 0xfe, sizeof(long_name));
-    longer = rescue_salvage_escape_name(long_name, 256);
-    g_assert_cmpuint(strlen(longer), <=, 255);
-    g_assert_nonnull(strchr(longer, '~'));
-}
-
 int main(int argc, char **argv)
 {
     g_setenv("LC_ALL", "C", TRUE);
@@ -640,6 +616,5 @@ int main(int argc, char **argv)
     g_test_add_func("/export/csv-field", test_csv_field);
     g_test_add_func("/block-paint/pixels", test_block_paint);
     g_test_add_func("/progress/coalesced", test_progress);
-    g_test_add_func("/salvage/names", test_salvage_names);
     return g_test_run();
 }

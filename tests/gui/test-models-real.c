@@ -274,6 +274,8 @@ static void test_salvage(void)
     g_autoptr(RescueSalvageReport) report = NULL;
     g_autoptr(RescueSalvageReport) again = NULL;
     g_autoptr(RescueSalvageReport) one = NULL;
+    g_autoptr(RescueSalvageReport) deleted = NULL;
+    g_autoptr(GCancellable) cancelled = g_cancellable_new();
     g_autofree char *text = NULL;
     g_autofree char *path = NULL;
     g_autofree char *orphan = NULL;
@@ -288,8 +290,9 @@ static void test_salvage(void)
     g_assert_nonnull(report);
     expect_folder = g_strdup_printf("%s/%s-salvage", dest, base);
     g_assert_cmpstr(report->folder, ==, expect_folder);
-    g_assert_cmpuint(report->failed, ==, 0);
-    g_assert_cmpuint(report->files, >, 10);
+    g_assert_cmpuint(report->not_written, ==, 0);
+    g_assert_cmpuint(rescue_salvage_report_files(report), >, 10);
+    g_assert_false(report->widened);
 
     path = g_build_filename(report->folder, "files", "docs", "letter.txt", NULL);
     text = read_text(path);
@@ -305,29 +308,31 @@ static void test_salvage(void)
     path = g_build_filename(report->folder, "files", "names", "bad\\xffbyte", NULL);
     g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
     g_free(path);
-    /* A deleted file under the deleted/ folder, at the best path known. */
+    /* Deleted files under deleted/, orphans under orphans/, as `lanyfs salvage` puts them. */
     path = NULL;
     {
-        g_autofree char *deleted = g_build_filename(report->folder, "deleted", NULL);
-        g_assert_true(find_file(deleted, "gone-2.txt", &path));
+        g_autofree char *folder = g_build_filename(report->folder, "deleted", NULL);
+        g_assert_true(find_file(folder, "gone-2.txt", &path));
     }
     g_free(path);
     path = NULL;
     {
-        g_autofree char *orphaned = g_build_filename(report->folder, "orphaned", NULL);
-        g_assert_true(find_file(orphaned, "one.txt", &orphan));
+        g_autofree char *folder = g_build_filename(report->folder, "orphans", NULL);
+        g_assert_true(find_file(folder, "one.txt", &orphan));
         text = read_text(orphan);
         g_assert_cmpstr(text, ==, "one\n");
         g_free(text);
         text = NULL;
     }
-    manifest = g_build_filename(report->folder, "manifest.tsv", NULL);
+    /* The engine's manifests. */
+    manifest = g_build_filename(report->folder, "manifest.csv", NULL);
     text = read_text(manifest);
     g_assert_nonnull(text);
-    g_assert_true(g_str_has_prefix(text, "state\tsaved_as\toriginal_path\tsize\twritten\t"
-                                         "lost_blocks\tresult\n"));
-    g_assert_nonnull(strstr(text, "live\tfiles/docs/letter.txt\t/docs/letter.txt\t"));
-    g_assert_nonnull(strstr(text, "\tcomplete\n"));
+    g_assert_true(g_str_has_prefix(text, "kind,source_path,output_path,status,size,"));
+    g_assert_nonnull(strstr(text, "live,/docs/letter.txt,files/docs/letter.txt,exact,"));
+    g_free(manifest);
+    manifest = g_build_filename(report->folder, "manifest.json", NULL);
+    g_assert_true(g_file_test(manifest, G_FILE_TEST_IS_REGULAR));
 
     /* A second salvage never touches the first: a new folder. */
     again = rescue_salvage_run(d, NULL, 0, dest, NULL, NULL, &error);
@@ -338,8 +343,29 @@ static void test_salvage(void)
     id = find_path(d, "/docs/long.txt", SCAN_ENTRY_LIVE);
     one = rescue_salvage_run(d, &id, 1, dest, NULL, NULL, &error);
     g_assert_no_error(error);
-    g_assert_cmpuint(one->files, ==, 1);
+    g_assert_cmpuint(rescue_salvage_report_files(one), ==, 1);
+    g_assert_cmpuint(one->exact, ==, 1);
     g_assert_cmpuint(one->bytes, ==, rescue_data_get_entry(d, id)->size);
+    g_assert_false(one->widened);
+
+    /* A deleted file selected: the engine takes deleted files together, and says so. */
+    id = find_name(d, "gone-2.txt", SCAN_ENTRY_DELETED);
+    g_assert_cmpuint(id, !=, 0);
+    deleted = rescue_salvage_run(d, &id, 1, dest, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(deleted->widened);
+    g_free(path);
+    path = NULL;
+    {
+        g_autofree char *folder = g_build_filename(deleted->folder, "deleted", NULL);
+        g_assert_true(find_file(folder, "gone-2.txt", &path));
+    }
+
+    /* Cancelled: an error, not a report. */
+    g_cancellable_cancel(cancelled);
+    g_assert_null(rescue_salvage_run(d, NULL, 0, dest, NULL, cancelled, &error));
+    g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error(&error);
 
     /* A destination that is not there. */
     g_assert_null(rescue_salvage_run(d, NULL, 0, "/nonexistent/dest", NULL, NULL, &error));
