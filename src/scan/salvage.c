@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +62,14 @@
 #include <magic.h>
 
 #include "salvage.h"
+#include "undo.h"
 
 #define SV_RUN_BYTES ((size_t)1 << 20)      /* bytes read at once */
 #define SV_HEAD_BYTES ((size_t)64 << 10)    /* bytes libmagic judges */
 #define SV_SEG_MAX ((size_t)64 << 20)       /* longest piece carved as one file */
 #define SV_DEPTH_MAX 4096                   /* deepest output path followed */
 #define SV_NO_DIR UINT32_MAX
+#define SV_PENDING (UINT32_MAX - 1)      /* dir_of: on the walk up (dir_for) */
 #define SV_TOP 0                            /* dirs[0]: the output folder itself */
 
 /* ---- small buffers ------------------------------------------------------------- */
@@ -250,109 +253,13 @@ static void strset_free(struct strset *s)
     s->cap = s->n = 0;
 }
 
-/* ---- SHA-256 (FIPS 180-4) and CRC-32 -------------------------------------------- */
+/* ---- SHA-256 (the core's) and CRC-32 ------------------------------------------- */
 
-struct sha256 {
-    uint32_t h[8];
-    uint64_t len;
-    uint8_t blk[64];
-    size_t fill;
-};
-
-static const uint32_t sha_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2,
-};
-
-static uint32_t ror32(uint32_t x, unsigned n)
+static void sha_final(struct lanyfs_sha256 *c, char hex[65])
 {
-    return (x >> n) | (x << (32 - n));
-}
-
-static void sha_block(struct sha256 *c, const uint8_t *p)
-{
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = c->h[0], b = c->h[1], cc = c->h[2], d = c->h[3];
-    uint32_t e = c->h[4], f = c->h[5], g = c->h[6], h = c->h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) + ((e & f) ^ (~e & g)) +
-                      sha_k[i] + w[i];
-        uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) + ((a & b) ^ (a & cc) ^ (b & cc));
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = cc;
-        cc = b;
-        b = a;
-        a = t1 + t2;
-    }
-    c->h[0] += a;
-    c->h[1] += b;
-    c->h[2] += cc;
-    c->h[3] += d;
-    c->h[4] += e;
-    c->h[5] += f;
-    c->h[6] += g;
-    c->h[7] += h;
-}
-
-static void sha_init(struct sha256 *c)
-{
-    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(c->h, iv, sizeof(iv));
-    c->len = 0;
-    c->fill = 0;
-}
-
-static void sha_update(struct sha256 *c, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    c->len += n;
-    if (c->fill > 0) {
-        size_t k = 64 - c->fill < n ? 64 - c->fill : n;
-        memcpy(c->blk + c->fill, p, k);
-        c->fill += k;
-        p += k;
-        n -= k;
-        if (c->fill < 64)
-            return;
-        sha_block(c, c->blk);
-        c->fill = 0;
-    }
-    for (; n >= 64; p += 64, n -= 64)
-        sha_block(c, p);
-    memcpy(c->blk, p, n);
-    c->fill = n;
-}
-
-static void sha_final(struct sha256 *c, char hex[65])
-{
-    uint64_t bits = c->len * 8;
-    uint8_t pad[72] = {0x80};
-    size_t padn = c->fill < 56 ? 56 - c->fill : 120 - c->fill;
-    for (int i = 0; i < 8; i++)
-        pad[padn + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha_update(c, pad, padn + 8);
-    for (int i = 0; i < 8; i++)
-        snprintf(hex + 8 * i, 9, "%08x", c->h[i]);
+    uint8_t sum[LANYFS_SHA256_LEN];
+    lanyfs_sha256_final(c, sum);
+    lanyfs_sha256_hex(sum, hex);
 }
 
 static void crc_table(uint32_t t[256])
@@ -482,10 +389,10 @@ char *salvage_escape_name(const uint8_t *name, size_t len)
     esc_into(&b, name, len, true, SALVAGE_NAME_MAX, &cut);
     if (cut) {
         /* Keep what fits beside "~" and 16 hex digits of the whole name's hash. */
-        struct sha256 c;
+        struct lanyfs_sha256 c;
         char hex[65];
-        sha_init(&c);
-        sha_update(&c, name, len);
+        lanyfs_sha256_init(&c);
+        lanyfs_sha256_update(&c, name, len);
         sha_final(&c, hex);
         free(b.p);
         b = (struct sbuf){0};
@@ -596,6 +503,20 @@ static const char *ext_for_mime(const char *mime)
     if (strncmp(mime, "text/", 5) == 0)
         return "txt";
     return "bin";
+}
+
+/*
+ * The extension for a MIME type when libmagic names none (it names none for
+ * gzip data in a buffer): the first name of ext_types of that type, else
+ * ext_for_mime.
+ */
+static const char *ext_of_type(const char *mime)
+{
+    for (size_t i = 0; mime != NULL && i < sizeof(ext_types) / sizeof(ext_types[0]); i++)
+        if (strcmp(ext_types[i].mime, mime) == 0 ||
+            (ext_types[i].alt != NULL && strcmp(ext_types[i].alt, mime) == 0))
+            return ext_types[i].ext;
+    return ext_for_mime(mime);
 }
 
 /* ---- inflate, to find where a gzip member ends ------------------------------------ */
@@ -1370,22 +1291,26 @@ static uint32_t root_id(const struct sv *s)
 /*
  * The output directory of directory entry id (live or orphaned): made in
  * the plan with its ancestors.  The root is files/; an orphan with no
- * orphaned directory above it sits in orphans/.
+ * orphaned directory above it sits in orphans/.  The walk up is a loop
+ * over a list of its own (no recursion), and a cycle of parents, which
+ * only orphans can have, ends it as if the top were reached.
  */
 static uint32_t dir_for(struct sv *s, uint32_t id)
 {
-    uint32_t chain[64];
-    size_t depth = 0;
-    uint32_t cur = id, base = SV_NO_DIR;
+    uint32_t *chain = NULL;
+    size_t depth = 0, cap = 0;
+    uint32_t cur = id, base = SV_NO_DIR, result = SV_NO_DIR;
     const struct scan_entry *x = ent(s, id);
     if (x == NULL)
         return SV_NO_DIR;
     enum scan_entry_state st = x->state;
-    /* Walk up to a directory already planned (or the top), at most SV_DEPTH_MAX steps. */
-    for (size_t steps = 0; steps < SV_DEPTH_MAX; steps++) {
+    /* Walk up to a directory already planned (or the top); SV_PENDING marks the walk. */
+    for (;;) {
         const struct scan_entry *c = ent(s, cur);
         if (c == NULL || c->state != st || !lanyfs_entry_is_dir(&c->e))
             break;
+        if (s->dir_of[cur] == SV_PENDING)
+            break; /* a cycle */
         if (s->dir_of[cur] != SV_NO_DIR) {
             base = s->dir_of[cur];
             break;
@@ -1393,27 +1318,31 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
         if (st == SCAN_ENTRY_LIVE && c->parent == 0) {
             uint32_t f = top_dir(s, &s->d_files, "files", cur);
             if (f == SV_NO_DIR)
-                return SV_NO_DIR;
+                goto out;
             s->dir_of[cur] = f;
             base = f;
             break;
         }
-        if (depth == sizeof(chain) / sizeof(chain[0])) {
-            /* Deep: plan the upper part first, then go on from there. */
-            if (dir_for(s, cur) == SV_NO_DIR)
-                return SV_NO_DIR;
-            base = s->dir_of[cur];
-            break;
+        if (depth == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            uint32_t *q = realloc(chain, ncap * sizeof(*q));
+            if (q == NULL) {
+                s->oom = true;
+                goto out;
+            }
+            chain = q;
+            cap = ncap;
         }
         chain[depth++] = cur;
+        s->dir_of[cur] = SV_PENDING;
         cur = c->parent;
     }
     if (base == SV_NO_DIR) {
         if (st == SCAN_ENTRY_LIVE)
-            return SV_NO_DIR; /* a live directory the root does not reach */
+            goto out; /* a live directory the root does not reach */
         base = top_dir(s, &s->d_orphans, "orphans", 0);
         if (base == SV_NO_DIR)
-            return SV_NO_DIR;
+            goto out;
     }
     while (depth > 0) {
         uint32_t d = chain[--depth];
@@ -1423,15 +1352,22 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
         free(esc);
         if (n == NULL) {
             s->oom = true;
-            return SV_NO_DIR;
+            goto out;
         }
         uint32_t nd = dir_add(s, base, n, d);
         if (nd == SV_NO_DIR)
-            return SV_NO_DIR;
+            goto out;
         s->dir_of[d] = nd;
         base = nd;
     }
-    return base;
+    result = base;
+out:
+    /* Marks left by a failure go back to unplanned. */
+    for (size_t i = 0; i < depth; i++)
+        if (s->dir_of[chain[i]] == SV_PENDING)
+            s->dir_of[chain[i]] = SV_NO_DIR;
+    free(chain);
+    return result;
 }
 
 /* A file job for entry id in dir, named after it (with suffix). */
@@ -1464,7 +1400,7 @@ struct kids {
     size_t *start;    /* start[id]: first index of id's children, n when none */
 };
 
-static const struct sv *sort_sv; /* qsort has no context argument */
+static _Thread_local const struct sv *sort_sv; /* qsort has no context argument */
 
 static int by_parent_name(const void *a, const void *b)
 {
@@ -1524,9 +1460,13 @@ static bool plan_tree(struct sv *s, const struct kids *k, uint32_t id, enum salv
         if (x == NULL || s->planned[cur])
             continue;
         if (lanyfs_entry_is_file(&x->e)) {
-            uint32_t d = x->parent != 0 ? dir_for(s, x->parent)
-                         : top_dir(s, kind == SALVAGE_KIND_ORPHAN ? &s->d_orphans : &s->d_files,
-                                   kind == SALVAGE_KIND_ORPHAN ? "orphans" : "files", 0);
+            /* In its directory when that is of its own state, else at the top of its kind. */
+            const struct scan_entry *p = ent(s, x->parent);
+            uint32_t d = p != NULL && p->state == x->state && lanyfs_entry_is_dir(&p->e)
+                             ? dir_for(s, x->parent)
+                             : top_dir(s, kind == SALVAGE_KIND_ORPHAN ? &s->d_orphans
+                                                                     : &s->d_files,
+                                       kind == SALVAGE_KIND_ORPHAN ? "orphans" : "files", 0);
             if (!plan_file(s, kind, cur, d, 0))
                 goto out;
             continue;
@@ -1680,7 +1620,7 @@ static int entry_newer(const struct scan_entry *a, const struct scan_entry *b)
     return c;
 }
 
-static const struct view *sort_view;
+static _Thread_local const struct view *sort_view; /* the same */
 
 static int by_newest(const void *a, const void *b)
 {
@@ -2302,7 +2242,7 @@ static void copy_entry(struct sv *s, struct sv_job *j)
                               .version = j->version, .wrcnt = x->e.wrcnt,
                               .created = x->e.created, .modified = x->e.modified};
     struct sbuf out = {0}, note = {0};
-    struct sha256 sha;
+    struct lanyfs_sha256 sha;
     uint64_t *dblk = NULL;
     uint8_t *kinds = NULL, *shared = NULL;
     size_t headn = 0;
@@ -2351,7 +2291,7 @@ static void copy_entry(struct sv *s, struct sv_job *j)
         sb_str(&out, "/");
     sb_str(&out, j->name);
 
-    sha_init(&sha);
+    lanyfs_sha256_init(&sha);
     uint64_t run_max = SV_RUN_BYTES / s->bs;
     for (uint64_t i = 0; i < nb && !write_failed;) {
         uint64_t k = 1;
@@ -2402,7 +2342,7 @@ static void copy_entry(struct sv *s, struct sv_job *j)
             memcpy(s->head + headn, b, h);
             headn += h;
         }
-        sha_update(&sha, b, bytes);
+        lanyfs_sha256_update(&sha, b, bytes);
         if (!write_all(fd, b, bytes)) {
             write_failed = true;
             why = strerror(errno);
@@ -2510,7 +2450,7 @@ static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first
     int fd = -1;
     judge(s, p, n < SV_HEAD_BYTES ? n : SV_HEAD_BYTES, &it.mime, &it.magic, &it.ext);
     if (it.ext == NULL)
-        it.ext = strdup(ext_for_mime(it.mime));
+        it.ext = strdup(ext_of_type(it.mime));
     if (nb == 1)
         sb_printf(&src, "block %" PRIu64, first);
     else
@@ -2535,9 +2475,9 @@ static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first
         it.note = strdup(why);
         goto out;
     }
-    struct sha256 sha;
-    sha_init(&sha);
-    sha_update(&sha, p, n);
+    struct lanyfs_sha256 sha;
+    lanyfs_sha256_init(&sha);
+    lanyfs_sha256_update(&sha, p, n);
     if (!write_all(fd, p, n) || close(fd) != 0) {
         it.status = SALVAGE_FAILED;
         char msg[300];
@@ -2967,6 +2907,7 @@ static bool plan(struct sv *s)
                                            strlen(s->o->paths[i]));
             problem(s, "%s: no live entry of that path", p != NULL ? p : "?");
             free(p);
+            s->res->t.missing++;
             continue;
         }
         ok = plan_tree(s, &k, id, SALVAGE_KIND_LIVE);

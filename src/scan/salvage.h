@@ -122,6 +122,7 @@ struct salvage_totals {
     uint64_t dirs;            /* directories made */
     uint64_t bytes;           /* bytes written */
     uint64_t recovered;       /* bytes known good */
+    uint64_t missing;         /* paths asked for that name no live entry */
 };
 
 struct salvage_opts {
