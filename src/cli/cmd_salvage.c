@@ -1,22 +1,478 @@
 /*
- * cmd_salvage.c -- `lanyfs salvage [OPTIONS] IMAGE OUTDIR [PATH...]`: copy files out of a damaged image into a folder.
+ * cmd_salvage.c -- `lanyfs salvage [OPTIONS] IMAGE OUTDIR [PATH...]`: copy
+ * files out of a damaged image into a folder.
+ *
+ * The image is opened read-only (also when its superblock fails its
+ * checks), scanned (scan.h) and salvaged (salvage.h) into OUTDIR, which is
+ * made when missing: the live tree, or the live PATHs given, under
+ * OUTDIR/files/; with --deleted the deleted files under OUTDIR/deleted/,
+ * with --orphans the orphaned entries under OUTDIR/orphans/, with --carve
+ * the runs of data blocks no file owns under OUTDIR/carved/, with
+ * --versions the earlier versions of each path beside it as NAME.~N~;
+ * --all is all four.  OUTDIR/manifest.csv and manifest.json list every
+ * file.  Nothing is written outside OUTDIR, and nothing in it is replaced
+ * without --force (docs/salvage.md has the rules).
+ *
+ * Output: the files that did not come out exact, one line each ("partial
+ * /a/b -> files/a/b: why"), then a closing summary with the exact, partial
+ * and unrecoverable counts; --quiet leaves out the summary, --json prints
+ * one document instead.  Progress goes to stderr as a one-line bar (scan
+ * phases, then the bytes salvaged) when stderr is a terminal and neither
+ * --quiet nor --json is given.  --db FILE adds the scan (docs/scan-db.md)
+ * and the salvage rows (docs/salvage.md) to an SQLite scan database.
+ *
+ * Exit status: 0 when every file came out exact; SALVAGE_EXIT_INCOMPLETE
+ * (9) when every file was written but some are partial or unrecoverable;
+ * LANYFS_EXIT_NOTFOUND (6) when a PATH names no live entry; 1 when a file
+ * could not be written (it exists, without --force, or the folder refused
+ * it), the folder or the database cannot be used, or the image cannot be
+ * read.  The hardest of these wins: 1, then 6, then 9.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "salvage.h"
+#include "scan.h"
+#include "store.h"
+#include "store_salvage.h"
+
+/* Every file was written, but not every one is exact. */
+#define SALVAGE_EXIT_INCOMPLETE 9
+
+/* ---- progress ------------------------------------------------------------------ */
+
+struct bar {
+    bool on;           /* stderr is a terminal and progress is wanted */
+    const char *phase; /* the phase shown last */
+    int pct;           /* the percentage shown last */
+    gint64 shown_us;   /* when it was shown (monotonic) */
+};
+
+static const char *phase_name(enum scan_phase p)
+{
+    switch (p) {
+    case SCAN_PHASE_SUPER:
+        return "super";
+    case SCAN_PHASE_TREE:
+        return "tree";
+    case SCAN_PHASE_FREE:
+        return "free";
+    case SCAN_PHASE_SWEEP:
+        return "sweep";
+    case SCAN_PHASE_ANALYSE:
+        return "analyse";
+    case SCAN_PHASE_DONE:
+        return "done";
+    }
+    return "scan";
+}
+
+/* "[#####.....]  45%", and for bytes "12.3 of 27.0 MB". */
+static void bar_show(struct bar *b, const char *phase, uint64_t done, uint64_t total, bool bytes)
+{
+    if (!b->on)
+        return;
+    int pct = total ? (int)(done >= total ? 100 : done * 100 / total) : 0;
+    gint64 now = g_get_monotonic_time();
+    if (phase == b->phase && (pct == b->pct || now - b->shown_us < 100000) && done < total)
+        return;
+    char fill[31];
+    int n = pct * 30 / 100;
+    memset(fill, '#', (size_t)n);
+    memset(fill + n, '.', (size_t)(30 - n));
+    fill[30] = '\0';
+    if (bytes)
+        fprintf(stderr, "\r%-8s [%s] %3d%% %.1f of %.1f MB\033[K", phase, fill, pct,
+                (double)done / 1e6, (double)total / 1e6);
+    else
+        fprintf(stderr, "\r%-8s [%s] %3d%%\033[K", phase, fill, pct);
+    fflush(stderr);
+    b->phase = phase;
+    b->pct = pct;
+    b->shown_us = now;
+}
+
+static void bar_clear(struct bar *b)
+{
+    if (b->on && b->phase != NULL) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        b->phase = NULL;
+    }
+}
+
+static void on_scan_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
+{
+    bar_show(ctx, phase_name(phase), done, total, false);
+}
+
+static void on_salvage_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    bar_show(ctx, "salvage", done, total, true);
+}
+
+static void on_store_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    bar_show(ctx, "store", done, total, false);
+}
+
+/* A file that is not exact, as it is done (text mode). */
+struct lines {
+    struct bar *bar;
+};
+
+static void on_item(void *ctx, const struct salvage_item *it)
+{
+    struct lines *l = ctx;
+    if (it->status == SALVAGE_EXACT)
+        return;
+    bar_clear(l->bar);
+    printf("%-13s %s -> %s%s%s\n", salvage_status_name(it->status), it->source,
+           it->output != NULL ? it->output : "?", it->note != NULL ? ": " : "",
+           it->note != NULL ? it->note : "");
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+#define W 16 /* column of the values */
+
+static void print_summary(const char *image, const char *outdir, const struct salvage_totals *t,
+                          const char *db, int64_t scan_id)
+{
+    char *img = out_escape(image, strlen(image), 0);
+    char *out = out_escape(outdir, strlen(outdir), 0);
+    out_field(W, "Image", "%s", img);
+    out_field(W, "Output", "%s", out);
+    out_field(W, "Files", "%" PRIu64 " exact, %" PRIu64 " partial, %" PRIu64 " unrecoverable",
+              t->exact, t->partial, t->unrecoverable);
+    if (t->skipped != 0 || t->failed != 0)
+        out_field(W, "Not written", "%" PRIu64 " skipped (the output exists), %" PRIu64 " failed",
+                  t->skipped, t->failed);
+    out_field(W, "Directories", "%" PRIu64 " made", t->dirs);
+    out_field(W, "Bytes", "%" PRIu64 " written, %" PRIu64 " of them recovered", t->bytes,
+              t->recovered);
+    out_field(W, "Manifests", "%s/manifest.csv, %s/manifest.json", out, out);
+    if (db != NULL) {
+        char *d = out_escape(db, strlen(db), 0);
+        out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
+        g_free(d);
+    }
+    g_free(img);
+    g_free(out);
+}
+
+static void json_ranges(JsonBuilder *b, const char *key, const struct salvage_ranges *r)
+{
+    json_builder_set_member_name(b, key);
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < r->n; i++) {
+        json_builder_begin_array(b);
+        json_builder_add_int_value(b, (gint64)r->r[i].first);
+        json_builder_add_int_value(b, (gint64)r->r[i].count);
+        json_builder_end_array(b);
+    }
+    json_builder_end_array(b);
+}
+
+static void print_json(JsonBuilder *b, const char *outdir, const struct salvage_result *res,
+                       const char *db, int64_t scan_id)
+{
+    struct salvage_totals t;
+    salvage_get_totals(res, &t);
+    char *out = out_escape(outdir, strlen(outdir), 0);
+    out_json_str(b, "output", out);
+    g_free(out);
+    if (db != NULL) {
+        char *d = out_escape(db, strlen(db), 0);
+        json_builder_set_member_name(b, "database");
+        json_builder_begin_object(b);
+        out_json_str(b, "path", d);
+        out_json_int(b, "scan_id", scan_id);
+        json_builder_end_object(b);
+        g_free(d);
+    } else {
+        json_builder_set_member_name(b, "database");
+        json_builder_add_null_value(b);
+    }
+    json_builder_set_member_name(b, "summary");
+    json_builder_begin_object(b);
+    out_json_u64(b, "exact", t.exact);
+    out_json_u64(b, "partial", t.partial);
+    out_json_u64(b, "unrecoverable", t.unrecoverable);
+    out_json_u64(b, "skipped", t.skipped);
+    out_json_u64(b, "failed", t.failed);
+    out_json_u64(b, "missing_paths", t.missing);
+    out_json_u64(b, "directories", t.dirs);
+    out_json_u64(b, "bytes", t.bytes);
+    out_json_u64(b, "bytes_recovered", t.recovered);
+    json_builder_end_object(b);
+
+    const struct salvage_item *it;
+    size_t n = salvage_items(res, &it);
+    json_builder_set_member_name(b, "files");
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < n; i++) {
+        json_builder_begin_object(b);
+        out_json_str(b, "kind", salvage_kind_name(it[i].kind));
+        out_json_str(b, "source_path", it[i].source);
+        out_json_str(b, "output_path", it[i].output);
+        out_json_str(b, "status", salvage_status_name(it[i].status));
+        out_json_u64(b, "size", it[i].size);
+        out_json_u64(b, "bytes_recovered", it[i].recovered);
+        out_json_str(b, "sha256", it[i].sha256[0] ? it[i].sha256 : NULL);
+        out_json_str(b, "mime", it[i].mime);
+        out_json_str(b, "extension", it[i].ext);
+        out_json_u64(b, "entry_block", it[i].entry_block);
+        if (it[i].version > 0) {
+            out_json_u64(b, "version", it[i].version);
+        } else {
+            json_builder_set_member_name(b, "version");
+            json_builder_add_null_value(b);
+        }
+        json_ranges(b, "source_blocks", &it[i].blocks);
+        json_ranges(b, "holes", &it[i].holes);
+        json_ranges(b, "unreadable", &it[i].unreadable);
+        json_ranges(b, "reused", &it[i].reused);
+        out_json_str(b, "note", it[i].note);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+/* OUTDIR, made when missing, opened as a directory. */
+static int open_outdir(struct out_report *rep, const char *outdir)
+{
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "cannot make the folder: %s", strerror(errno));
+        out_report_add(rep, outdir, LANYFS_E_IO, LANYFS_NO_BLOCK, msg);
+        return -1;
+    }
+    int fd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "cannot open the folder: %s", strerror(errno));
+        out_report_add(rep, outdir, LANYFS_E_IO, LANYFS_NO_BLOCK, msg);
+    }
+    return fd;
+}
+
+static int exit_for(const struct salvage_totals *t)
+{
+    if (t->skipped != 0 || t->failed != 0)
+        return LANYFS_EXIT_ERROR;
+    if (t->missing != 0)
+        return LANYFS_EXIT_NOTFOUND;
+    if (t->partial != 0 || t->unrecoverable != 0)
+        return SALVAGE_EXIT_INCOMPLETE;
+    return LANYFS_EXIT_OK;
+}
 
 static int run(const struct cli_command *self, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "lanyfs %s: not available in this build\n", self->name);
-    return LANYFS_EXIT_ERROR;
+    static const struct option opts[] = {
+        {"deleted", no_argument, NULL, 'D'},
+        {"orphans", no_argument, NULL, 'O'},
+        {"carve", no_argument, NULL, 'C'},
+        {"versions", no_argument, NULL, 'V'},
+        {"all", no_argument, NULL, 'a'},
+        {"force", no_argument, NULL, 'f'},
+        {"db", required_argument, NULL, 'd'},
+        {"json", no_argument, NULL, 'j'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *dbpath = NULL;
+    bool json = false, quiet = false;
+    unsigned flags = 0;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "afqh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'D':
+            flags |= SALVAGE_DELETED;
+            break;
+        case 'O':
+            flags |= SALVAGE_ORPHANS;
+            break;
+        case 'C':
+            flags |= SALVAGE_CARVE;
+            break;
+        case 'V':
+            flags |= SALVAGE_VERSIONS;
+            break;
+        case 'a':
+            flags |= SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_CARVE | SALVAGE_VERSIONS;
+            break;
+        case 'f':
+            flags |= SALVAGE_FORCE;
+            break;
+        case 'd':
+            dbpath = optarg;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'h':
+            return cli_help(self);
+        default:
+            return cli_bad_option(self, argv);
+        }
+    }
+    if (argc - optind < 2)
+        return cli_usage_error(self, "expects IMAGE and OUTDIR");
+    if (json && quiet)
+        return cli_usage_error(self, "--json and --quiet exclude each other");
+    const char *image = argv[optind];
+    const char *outdir = argv[optind + 1];
+
+    struct out_report rep;
+    out_report_init(&rep);
+    JsonBuilder *b = json ? out_json_begin(self->name, image) : NULL;
+    struct bar bar = {.on = !quiet && !json && isatty(STDERR_FILENO), .pct = -1};
+    struct lines lines = {.bar = &bar};
+    struct store_db *db = NULL;
+    struct lanyfs_fs *fs = NULL;
+    struct scan_result *scan = NULL;
+    struct salvage_result *res = NULL;
+    int outfd = -1;
+    int64_t scan_id = 0;
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+
+    /* The database first: one that cannot be used fails before anything is read. */
+    if (dbpath != NULL && store_open(dbpath, 0, &db, &err) != LANYFS_OK) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_error(&rep, NULL, &err);
+        goto out;
+    }
+    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
+        out_report_error(&rep, NULL, &err);
+        goto out;
+    }
+    outfd = open_outdir(&rep, outdir);
+    if (outfd < 0)
+        goto out;
+
+    struct timespec t0, m0, m1;
+    clock_gettime(CLOCK_REALTIME, &t0);
+    clock_gettime(CLOCK_MONOTONIC, &m0);
+    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar};
+    if (scan_fs(fs, &so, &scan, &err) != LANYFS_OK) {
+        bar_clear(&bar);
+        out_report_error(&rep, NULL, &err);
+        goto out;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &m1);
+
+    struct salvage_opts sopt = {
+        .flags = flags,
+        .paths = (const char *const *)(argv + optind + 2),
+        .npaths = (size_t)(argc - optind - 2),
+        .progress = on_salvage_progress,
+        .progress_ctx = &bar,
+        .on_item = json ? NULL : on_item,
+        .item_ctx = &lines,
+        .image_name = image,
+    };
+    enum lanyfs_err rc = salvage_run(scan, fs, outfd, &sopt, &res, &err);
+    bar_clear(&bar);
+    if (res != NULL) {
+        const char *const *probs;
+        size_t np = salvage_problems(res, &probs);
+        for (size_t i = 0; i < np; i++)
+            fprintf(stderr, "lanyfs: %s\n", probs[i]);
+    }
+    if (rc != LANYFS_OK) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_error(&rep, outdir, &err);
+        goto out;
+    }
+
+    if (db != NULL) {
+        struct store_scan_meta meta = {
+            .image_path = image,
+            .started = (int64_t)t0.tv_sec,
+            .started_nsec = (uint32_t)t0.tv_nsec,
+            .seconds = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9,
+            .progress = on_store_progress,
+            .progress_ctx = &bar,
+        };
+        if (store_add_scan(db, scan, &meta, &scan_id, &err) != LANYFS_OK ||
+            store_add_salvage(db, scan_id, outdir, res, NULL, &err) != LANYFS_OK) {
+            bar_clear(&bar);
+            out_report_status(&rep, LANYFS_EXIT_ERROR);
+            out_report_error(&rep, NULL, &err);
+            goto out;
+        }
+        bar_clear(&bar);
+    }
+
+    struct salvage_totals t;
+    salvage_get_totals(res, &t);
+    if (json)
+        print_json(b, outdir, res, dbpath, scan_id);
+    else if (!quiet)
+        print_summary(image, outdir, &t, dbpath, scan_id);
+    out_report_status(&rep, exit_for(&t));
+    if (!json)
+        out_flush_stdout(&rep);
+
+out:
+    bar_clear(&bar);
+    salvage_result_free(res);
+    scan_result_free(scan);
+    if (fs != NULL)
+        lanyfs_fs_close(fs);
+    if (outfd >= 0)
+        close(outfd);
+    if (db != NULL && store_close(db, &err) != LANYFS_OK) {
+        out_report_status(&rep, LANYFS_EXIT_ERROR);
+        out_report_error(&rep, NULL, &err);
+    }
+    int status = json ? out_json_end(b, &rep) : rep.exit_code;
+    out_report_free(&rep);
+    return status;
 }
 
 const struct cli_command cmd_salvage = {
     "salvage",
-    "[OPTIONS] IMAGE OUTDIR [PATH...]",
+    "[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
+    "[--quiet] IMAGE OUTDIR [PATH...]",
     "Copy files out of a damaged image into a folder.",
-    "",
+    "Options:\n"
+    "  --deleted   also deleted files whose blocks were not handed out again (deleted/)\n"
+    "  --orphans   also entries that nothing reaches any more (orphans/)\n"
+    "  --carve     also runs of data blocks no file owns, typed by libmagic (carved/)\n"
+    "  --versions  also earlier versions of each path, beside it as NAME.~N~\n"
+    "  -a, --all   all four of the above\n"
+    "  -f, --force replace files (and symbolic links) that are in the way in OUTDIR\n"
+    "  --db FILE   add the scan and the salvage to the SQLite database FILE\n"
+    "  --json      write one JSON document instead of text\n"
+    "  -q, --quiet print only the files that did not come out exact\n"
+    "  -h, --help  show this help\n\n"
+    "The image is only read. OUTDIR is made when missing; the live tree (or the\n"
+    "PATHs given) goes to OUTDIR/files/, and OUTDIR/manifest.csv and manifest.json\n"
+    "list every file: exact, partial (zeros stand for what could not be had) or\n"
+    "unrecoverable. Names are escaped, nothing is written outside OUTDIR, no link\n"
+    "is followed and no file replaced without --force (docs/salvage.md).\n\n"
+    "Exit status of salvage: 0 when every file came out exact, 9 when some are\n"
+    "partial or unrecoverable, 6 when a PATH names no live entry, 1 when a file\n"
+    "could not be written (it exists, or the folder refused it) or the image,\n"
+    "the folder or the database cannot be used.\n",
     run,
 };
