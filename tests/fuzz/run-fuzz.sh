@@ -10,7 +10,8 @@
 # ($LANYFS_CORPUS, default ../shared/corpus/mkfs-reference), and simulator
 # images of several geometries in both writer modes, whole and cut at a
 # torn write (lanyfs simulate and replay); the write-log target gets the
-# simulator's logs.  Each target then runs on its own corpus directory
+# simulator's logs, fuzz_undo the undo files of fsck-lanyfs -y repairs of
+# the torn images.  Each target then runs on its own corpus directory
 # (BUILD/fuzz-corpus/TARGET, kept between runs) seeded with these, two
 # targets at a time (the machine's cores).
 #
@@ -66,6 +67,14 @@ for geom in 512:1:32K 512:2:64K 1024:3:128K 512:4:96K 2048:4:256K 4096:8:512K; d
     n=$((n + 1))
   done
 done
+# Undo files: a repair of each torn image, its old blocks saved.
+fsck=$build/src/fsck/fsck-lanyfs
+mkdir -p "$seeds/undo"
+for img in "$seeds"/images/torn-*.img; do
+  base=$(basename "$img" .img)
+  cp "$img" "$sim/repair.img"
+  "$fsck" -y -z "$seeds/undo/$base.undo" "$sim/repair.img" >/dev/null 2>&1 || true
+done
 rm -rf "$sim"
 
 # ---- runs ----------------------------------------------------------------
@@ -75,6 +84,7 @@ targets=(
   "open images 65536"
   "codec images 8193"
   "wlog logs 65536"
+  "undo undo 65536"
 )
 
 run_one() {
