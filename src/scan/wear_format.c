@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,36 +43,37 @@ static size_t flags_of(const struct wear_report *w, uint64_t b, size_t *at)
 
 /* ---- text ------------------------------------------------------------------------ */
 
-#define BAR_WIDTH 32
+#define HIST_BAR 32
+#define SPREAD_BAR 20
 
-/* A bar of v / max * BAR_WIDTH cells in eighths, padded with spaces to BAR_WIDTH. */
-static void put_bar(FILE *out, uint64_t v, uint64_t max)
+/* A bar of v / max * width cells in eighths, padded with spaces to width. */
+static void put_bar(FILE *out, uint64_t v, uint64_t max, unsigned width)
 {
     static const char *const eighth[8] = {
         "", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589",
     };
-    uint64_t e = max ? (uint64_t)((double)v / (double)max * BAR_WIDTH * 8 + 0.5) : 0;
+    uint64_t e = max ? (uint64_t)((double)v / (double)max * width * 8 + 0.5) : 0;
     if (v > 0 && e == 0)
         e = 1;
     unsigned cells = 0;
-    for (; e >= 8 && cells < BAR_WIDTH; e -= 8, cells++)
+    for (; e >= 8 && cells < width; e -= 8, cells++)
         fputs("\u2588", out);
-    if (cells < BAR_WIDTH && e > 0) {
+    if (cells < width && e > 0) {
         fputs(eighth[e], out);
         cells++;
     }
-    for (; cells < BAR_WIDTH; cells++)
+    for (; cells < width; cells++)
         fputc(' ', out);
 }
 
 static void text_stats_row(FILE *out, const char *name, const struct wear_stats *s)
 {
     if (s->blocks == 0) {
-        fprintf(out, "  %-13s %8" PRIu64 " %10s %6s %6s %9s %8s %6s %6s\n", name, s->blocks, "-",
+        fprintf(out, "  %-13s %8" PRIu64 " %10s %6s %6s %8s %7s %5s %5s\n", name, s->blocks, "-",
                 "-", "-", "-", "-", "-", "-");
         return;
     }
-    fprintf(out, "  %-13s %8" PRIu64 " %10" PRIu64 " %6u %6u %9.2f %8.1f %6u %6u\n", name,
+    fprintf(out, "  %-13s %8" PRIu64 " %10" PRIu64 " %6u %6u %8.2f %7.1f %5u %5u\n", name,
             s->blocks, s->total, s->min, s->max, s->mean, s->median, s->p90, s->p99);
 }
 
@@ -100,7 +102,7 @@ static void text_hist(FILE *out, const struct wear_report *w)
         else
             snprintf(label, sizeof(label), "%" PRIu32 "-%" PRIu32, a, b);
         fprintf(out, "  %11s  ", label);
-        put_bar(out, w->hist[i], max);
+        put_bar(out, w->hist[i], max, HIST_BAR);
         fprintf(out, " %" PRIu64 "\n", w->hist[i]);
     }
 }
@@ -169,26 +171,26 @@ static void text_spread(FILE *out, const struct wear_report *w)
 {
     if (w->nregions == 0)
         return;
-    fprintf(out, "\nSpread over the device (blocks in use per tenth)\n  %-23s %-*s %8s %8s %8s "
-                 "%10s %6s\n",
-            "Blocks", BAR_WIDTH, "In use", "Used", "Free", "Other", "Writes", "Max");
+    fprintf(out, "\nSpread over the device (blocks in use per tenth)\n  %-17s %-*s %7s %7s %6s %8s "
+                 "%6s\n",
+            "Blocks", SPREAD_BAR, "In use", "Used", "Free", "Other", "Writes", "Max");
     for (unsigned i = 0; i < w->nregions; i++) {
         const struct wear_region *g = &w->region[i];
         char range[48];
         snprintf(range, sizeof(range), "%" PRIu64 "-%" PRIu64, g->first, g->first + g->count - 1);
-        fprintf(out, "  %-23s ", range);
-        put_bar(out, g->used, g->count);
-        fprintf(out, " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %6u\n", g->used,
-                g->free, g->other, g->writes, g->max);
+        fprintf(out, "  %-17s ", range);
+        put_bar(out, g->used, g->count, SPREAD_BAR);
+        fprintf(out, " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %8" PRIu64 " %6u\n", g->used, g->free,
+                g->other, g->writes, g->max);
     }
-    if (w->used == 0)
+    if (w->used == 0) {
         fputs("  nothing in use\n", out);
-    else
-        fprintf(out,
-                "  %" PRIu64 " blocks in use, from block %" PRIu64 " to %" PRIu64
-                "; spread %.3f (coefficient of variation: 0 = even, %.3f = all in one tenth)\n",
-                w->used, w->used_lowest, w->used_highest, w->spread_cv,
-                w->nregions > 1 ? __builtin_sqrt((double)(w->nregions - 1)) : 0.0);
+        return;
+    }
+    fprintf(out, "  %" PRIu64 " blocks in use, from block %" PRIu64 " to %" PRIu64 "\n", w->used,
+            w->used_lowest, w->used_highest);
+    fprintf(out, "  spread %.3f (coefficient of variation: 0 = even, %.3f = all in one tenth)\n",
+            w->spread_cv, w->nregions > 1 ? sqrt((double)(w->nregions - 1)) : 0.0);
 }
 
 int wear_write_text(FILE *out, const struct wear_report *w, const char *image)
@@ -210,7 +212,7 @@ int wear_write_text(FILE *out, const struct wear_report *w, const char *image)
             "Metadata", w->metadata_blocks, w->data_blocks);
     fprintf(out, "%-15s %" PRIu64 " counted in all counters\n", "Writes", w->total_writes);
 
-    fprintf(out, "\n  %-13s %8s %10s %6s %6s %9s %8s %6s %6s\n", "Kind", "Blocks", "Total", "Min",
+    fprintf(out, "\n  %-13s %8s %10s %6s %6s %8s %7s %5s %5s\n", "Kind", "Blocks", "Total", "Min",
             "Max", "Mean", "Median", "p90", "p99");
     for (unsigned k = 0; k < WEAR_KINDS; k++)
         text_stats_row(out, wear_kind_name(k), &w->kind[k]);

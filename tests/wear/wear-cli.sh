@@ -52,18 +52,19 @@ cp out.txt text.txt
 has text.txt "Blocks          600 of 512 bytes"
 has text.txt "Metadata        11 blocks with a counter, 6 data blocks without"
 has text.txt "Writes          74 counted in all counters"
-#                          blocks     total    min    max      mean   median    p90    p99
-has text.txt "  superblock           1         32     32     32     32.00     32.0     32     32"
-has text.txt "  directories          2          8      3      5      4.00      4.0      5      5"
-has text.txt "  files                1          2      2      2      2.00      2.0      2      2"
-has text.txt "  extenders            1          0      0      0      0.00      0.0      0      0"
-has text.txt "  chain blocks         5         30      1     18      6.00      1.0     18     18"
-has text.txt "  freed                1          2      2      2      2.00      2.0      2      2"
-has text.txt "  all                 11         74      0     32      6.73      2.0     18     32"
+#                          blocks      total    min    max     mean  median   p90   p99
+has text.txt "  superblock           1         32     32     32    32.00    32.0    32    32"
+has text.txt "  directories          2          8      3      5     4.00     4.0     5     5"
+has text.txt "  files                1          2      2      2     2.00     2.0     2     2"
+has text.txt "  extenders            1          0      0      0     0.00     0.0     0     0"
+has text.txt "  chain blocks         5         30      1     18     6.00     1.0    18    18"
+has text.txt "  freed                1          2      2      2     2.00     2.0     2     2"
+has text.txt "  all                 11         74      0     32     6.73     2.0    18    32"
 has text.txt "            12  files         file                   2  /h"
 has text.txt "             3  freed         deleted                2  /f (deleted)"
 has text.txt "Flagged counters: 0"
-has text.txt "11 blocks in use, from block 1 to 19; spread 3.000"
+has text.txt "  11 blocks in use, from block 1 to 19"
+has text.txt "  spread 3.000 (coefficient of variation: 0 = even, 3.000 = all in one tenth)"
 
 # --- JSON, CSV: the same figures --------------------------------------------------
 expect 0 --format json w.img
