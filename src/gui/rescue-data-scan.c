@@ -37,6 +37,7 @@ RescueData *rescue_data_new_from_scan(struct scan_result *result, RescueSourceKi
 
     data = rescue_data_new(kind, source_path);
     rescue_data_keep(data, result, free_result);
+    rescue_data_set_scan_result(data, result);
 
     geom = rescue_data_geometry_mut(data);
     g = scan_geom(result);

@@ -59,6 +59,9 @@ struct _RescueData {
     gpointer loader_data;              /* passed to loader (owned through loader_free) */
     GDestroyNotify loader_free;        /* frees loader_data */
 
+    /* The scanner's result behind it, NULL for a database (borrowed from kept) */
+    const struct scan_result *scan;
+
     /* Things kept alive with the data */
     GPtrArray *kept;                   /* pointers (owned) */
     GArray *kept_free;                 /* their GDestroyNotify */
@@ -346,6 +349,20 @@ void rescue_data_keep(RescueData *data, gpointer owned, GDestroyNotify owned_fre
 
     g_ptr_array_add(data->kept, owned);
     g_array_append_val(data->kept_free, owned_free);
+}
+
+void rescue_data_set_scan_result(RescueData *data, const struct scan_result *result)
+{
+    g_return_if_fail(data != NULL);
+    g_return_if_fail(!data->finished);
+
+    data->scan = result;
+}
+
+const struct scan_result *rescue_data_get_scan_result(const RescueData *data)
+{
+    g_return_val_if_fail(data != NULL, NULL);
+    return data->scan;
 }
 
 void rescue_data_set_image_path(RescueData *data, const char *image_path)

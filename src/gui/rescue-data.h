@@ -130,6 +130,8 @@ void rescue_data_set_loader(RescueData *data, RescueDataLoader loader, gpointer 
                             GDestroyNotify user_data_free);
 /* Keep something alive as long as data (a scan result, a database handle). */
 void rescue_data_keep(RescueData *data, gpointer owned, GDestroyNotify owned_free);
+/* The scanner's result the data was made from (kept alive by the caller, rescue_data_keep). */
+void rescue_data_set_scan_result(RescueData *data, const struct scan_result *result);
 /* The image the scan read, when it differs from the source (a database names its image). */
 void rescue_data_set_image_path(RescueData *data, const char *image_path);
 
@@ -146,6 +148,8 @@ const char *rescue_data_get_source_path(const RescueData *data);
 const char *rescue_data_get_image_path(const RescueData *data);
 const RescueGeometry *rescue_data_get_geometry(const RescueData *data);
 const struct scan_summary *rescue_data_get_summary(const RescueData *data);
+/* The scanner's result behind data; NULL when it came from a database or was built by hand. */
+const struct scan_result *rescue_data_get_scan_result(const RescueData *data);
 
 guint32 rescue_data_get_n_entries(const RescueData *data);
 /* The entry of an id, or NULL. */

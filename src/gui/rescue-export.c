@@ -1,5 +1,5 @@
 /*
- * rescue-export.c -- findings, block map and wear to CSV, JSON and PNG (rescue-export.h).
+ * rescue-export.c -- findings and the block map to CSV, JSON and PNG (rescue-export.h).
  *
  * The CSV and JSON fields carry stable names (the catalogue's code names,
  * the scanner's class names) beside the translated words, so that a script
@@ -190,29 +190,6 @@ static GBytes *map_csv(RescueData *data)
     return g_string_free_to_bytes(out);
 }
 
-static GBytes *wear_csv(RescueData *data)
-{
-    GString *out = g_string_new(NULL);
-    const struct scan_block *cells = rescue_data_get_blocks(data);
-    guint64 n = rescue_data_get_n_blocks(data);
-    const char *header[] = {"block", "class", "write_counter", "owner_path"};
-
-    csv_row(out, header, G_N_ELEMENTS(header));
-    for (guint64 b = 0; b < n; b++) {
-        if (!(cells[b].flags & SCAN_BF_METADATA))
-            continue;
-        {
-            const RescueEntryInfo *owner = rescue_data_get_entry(data, cells[b].owner);
-            g_autofree char *blk = g_strdup_printf("%" G_GUINT64_FORMAT, b);
-            g_autofree char *wr = g_strdup_printf("%u", (unsigned)cells[b].wrcnt);
-            const char *fields[] = {blk, scan_class_name(cells[b].cls), wr,
-                                    owner != NULL ? owner->path : ""};
-            csv_row(out, fields, G_N_ELEMENTS(fields));
-        }
-    }
-    return g_string_free_to_bytes(out);
-}
-
 static cairo_status_t append_png(void *closure, const unsigned char *bytes, unsigned int len)
 {
     g_byte_array_append(closure, bytes, len);
@@ -221,7 +198,7 @@ static cairo_status_t append_png(void *closure, const unsigned char *bytes, unsi
 
 #define LEGEND_LINE 22
 
-static GBytes *map_png(RescueData *data, gboolean wear, GError **error)
+static GBytes *map_png(RescueData *data, GError **error)
 {
     guint64 n = rescue_data_get_n_blocks(data);
     guint columns;
@@ -262,8 +239,6 @@ static GBytes *map_png(RescueData *data, gboolean wear, GError **error)
     for (guint c = 0; c < SCAN_BLK_CLASSES; c++)
         if (present[c])
             legend_lines++;
-    if (wear)
-        legend_lines = 1;
     height = map_height + 12 + (int)legend_lines * LEGEND_LINE + 8;
 
     surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
@@ -280,7 +255,7 @@ static GBytes *map_png(RescueData *data, gboolean wear, GError **error)
     {
         int stride = cairo_image_surface_get_stride(surface) / 4;
         guint32 *pixels = (guint32 *)(void *)cairo_image_surface_get_data(surface);
-        rescue_block_paint(data, &layout, 0, 0, pixels, width, map_height, stride, wear);
+        rescue_block_paint(data, &layout, 0, 0, pixels, width, map_height, stride, FALSE);
         /* The painter leaves gaps transparent: lay the map over white again. */
         for (int y = 0; y < map_height; y++)
             for (int x = 0; x < width; x++)
@@ -294,46 +269,22 @@ static GBytes *map_png(RescueData *data, gboolean wear, GError **error)
     cairo_set_font_size(cr, 13);
     {
         double y = map_height + 12;
-        if (wear) {
-            struct scan_block lo = {.cls = SCAN_BLK_DIR, .flags = SCAN_BF_METADATA, .wrcnt = 0};
-            struct scan_block hi = lo;
-            guint16 max = rescue_data_get_wear_max(data);
+        for (guint c = 0; c < SCAN_BLK_CLASSES; c++) {
+            guint32 colour;
             g_autofree char *text = NULL;
-            hi.wrcnt = max;
-            for (int i = 0; i < 120; i++) {
-                struct scan_block mid = lo;
-                guint32 c;
-                mid.wrcnt = (guint16)((guint)max * (guint)i / 119u);
-                c = rescue_block_colour(&mid, TRUE, max);
-                cairo_set_source_rgb(cr, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
-                                     (c & 0xff) / 255.0);
-                cairo_rectangle(cr, 8 + i, y, 1, 14);
-                cairo_fill(cr);
-            }
-            (void)hi;
-            text = g_strdup_printf(_("Write counter 0 to %u (blocks without a header are faded)"),
-                                   (unsigned)max);
+            if (!present[c])
+                continue;
+            colour = rescue_class_colour((guint8)c);
+            cairo_set_source_rgb(cr, ((colour >> 16) & 0xff) / 255.0,
+                                 ((colour >> 8) & 0xff) / 255.0, (colour & 0xff) / 255.0);
+            cairo_rectangle(cr, 8, y, 14, 14);
+            cairo_fill(cr);
+            text = g_strdup_printf("%s: %" G_GUINT64_FORMAT, rescue_format_class((guint8)c),
+                                   present[c]);
             cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-            cairo_move_to(cr, 136, y + 12);
+            cairo_move_to(cr, 30, y + 12);
             cairo_show_text(cr, text);
-        } else {
-            for (guint c = 0; c < SCAN_BLK_CLASSES; c++) {
-                guint32 colour;
-                g_autofree char *text = NULL;
-                if (!present[c])
-                    continue;
-                colour = rescue_class_colour((guint8)c);
-                cairo_set_source_rgb(cr, ((colour >> 16) & 0xff) / 255.0,
-                                     ((colour >> 8) & 0xff) / 255.0, (colour & 0xff) / 255.0);
-                cairo_rectangle(cr, 8, y, 14, 14);
-                cairo_fill(cr);
-                text = g_strdup_printf("%s: %" G_GUINT64_FORMAT, rescue_format_class((guint8)c),
-                                       present[c]);
-                cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-                cairo_move_to(cr, 30, y + 12);
-                cairo_show_text(cr, text);
-                y += LEGEND_LINE;
-            }
+            y += LEGEND_LINE;
         }
     }
     cairo_destroy(cr);
@@ -361,13 +312,15 @@ GBytes *rescue_export_to_bytes(RescueData *data, RescueExportKind kind, GError *
     case RESCUE_EXPORT_FINDINGS_JSON:
         return findings_json(data);
     case RESCUE_EXPORT_MAP_PNG:
-        return map_png(data, FALSE, error);
+        return map_png(data, error);
     case RESCUE_EXPORT_MAP_CSV:
         return map_csv(data);
     case RESCUE_EXPORT_WEAR_PNG:
-        return map_png(data, TRUE, error);
     case RESCUE_EXPORT_WEAR_CSV:
-        return wear_csv(data);
+        /* The wear report's own writers (rescue-wear-export.h). */
+        g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                            "the wear exports are written by the wear report");
+        return NULL;
     }
     g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown export");
     return NULL;

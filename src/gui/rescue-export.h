@@ -2,8 +2,9 @@
  * rescue-export.h -- writing what a scan found to files others can read.
  *
  * Findings as CSV or JSON, the block map as a PNG (the same colours as the
- * view, with a legend) and as CSV runs, and the write counters of the
- * metadata blocks as a wear PNG and CSV.  CSV follows RFC 4180 (a header
+ * view, with a legend) and as CSV runs.  The wear PNG and CSV are the wear
+ * report's (rescue-wear-export.h, src/scan/wear.h): rescue_export_to_bytes
+ * refuses those two kinds, and only names them.  CSV follows RFC 4180 (a header
  * line, fields with commas, quotes or line breaks quoted); names and paths
  * are in the escaped display form.  Files are written whole or not at all
  * (g_file_set_contents).  Nothing here uses GTK; cairo paints the PNGs.

@@ -23,6 +23,7 @@
 #include "rescue-repair.h"
 #include "rescue-salvage.h"
 #include "rescue-scan-task.h"
+#include "rescue-wear-export.h"
 #include "rescue-window-private.h"
 
 /* ---- open ---------------------------------------------------------------------- */
@@ -598,6 +599,14 @@ static gboolean export_kind(const char *name, RescueExportKind *kind)
     return FALSE;
 }
 
+static gboolean export_to_file(RescueData *data, RescueExportKind kind, const char *path,
+                               GError **error)
+{
+    if (rescue_wear_export_handles(kind))
+        return rescue_wear_export_to_file(data, kind, path, error);
+    return rescue_export_to_file(data, kind, path, error);
+}
+
 gboolean _rescue_window_export_to(RescueWindow *self, const char *kind, const char *path,
                                   GError **error)
 {
@@ -609,7 +618,7 @@ gboolean _rescue_window_export_to(RescueWindow *self, const char *kind, const ch
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "cannot export %s", kind);
         return FALSE;
     }
-    return rescue_export_to_file(self->data, k, path, error);
+    return export_to_file(self->data, k, path, error);
 }
 
 typedef struct {
@@ -635,7 +644,7 @@ static void export_thread(GTask *task, gpointer source, gpointer task_data,
 
     (void)source;
     (void)cancellable;
-    if (rescue_export_to_file(job->data, job->kind, job->path, &error))
+    if (export_to_file(job->data, job->kind, job->path, &error))
         g_task_return_boolean(task, TRUE);
     else
         g_task_return_error(task, error);

@@ -25,6 +25,7 @@
 #include "rescue-magic.h"
 #include "rescue-salvage.h"
 #include "rescue-scan-task.h"
+#include "rescue-wear-export.h"
 #include "store.h"
 
 static const char letter[] =
@@ -459,6 +460,61 @@ static void drain(RescueFilesModel *m)
 }
 
 /* A few thousand entries: the incremental filters finish and find what they should. */
+/* Wear through the wear report: the table and heat image of `lanyfs wear`, also from a database. */
+static void test_wear_export(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("rescue-wear-XXXXXX", NULL);
+    g_autofree char *db_path = g_build_filename(dir, "scan.db", NULL);
+    g_autofree char *csv_path = g_build_filename(dir, "wear.csv", NULL);
+    g_autofree char *db_csv_path = g_build_filename(dir, "wear-db.csv", NULL);
+    g_autofree char *png_path = g_build_filename(dir, "wear.png", NULL);
+    g_autofree char *bad_path = g_build_filename(dir, "missing", "wear.png", NULL);
+    g_autofree char *csv = NULL, *db_csv = NULL, *png = NULL;
+    gsize png_len = 0;
+    struct scan_result *r = NULL;
+    struct lanyfs_error err = {0};
+    struct store_db *db = NULL;
+    struct store_scan_meta meta = {.image_path = image_path()};
+    g_autoptr(RescueData) direct = NULL;
+    g_autoptr(RescueData) stored = NULL;
+    g_autoptr(GError) error = NULL;
+
+    g_assert_cmpint(scan_image(image_path(), NULL, &r, &err), ==, LANYFS_OK);
+    g_assert_cmpint(store_open(db_path, 0, &db, &err), ==, LANYFS_OK);
+    g_assert_cmpint(store_add_scan(db, r, &meta, NULL, &err), ==, LANYFS_OK);
+    g_assert_cmpint(store_close(db, &err), ==, LANYFS_OK);
+    direct = rescue_data_new_from_scan(r, RESCUE_SOURCE_IMAGE, image_path());
+    g_assert_true(rescue_data_get_scan_result(direct) == r);
+    stored = rescue_data_new_from_store(db_path, 0, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_null(rescue_data_get_scan_result(stored));
+
+    g_assert_true(rescue_wear_export_handles(RESCUE_EXPORT_WEAR_CSV));
+    g_assert_false(rescue_wear_export_handles(RESCUE_EXPORT_MAP_CSV));
+    g_assert_true(rescue_wear_export_to_file(direct, RESCUE_EXPORT_WEAR_CSV, csv_path, &error));
+    g_assert_no_error(error);
+    g_assert_true(g_file_get_contents(csv_path, &csv, NULL, NULL));
+    g_assert_true(g_str_has_prefix(csv, "block,kind,class,wrcnt,owner,path,flags\n0,super,"));
+    g_assert_nonnull(strstr(csv, ",/docs/letter.txt,"));
+
+    /* From a database: the image it names is scanned again; the same table. */
+    g_assert_true(rescue_wear_export_to_file(stored, RESCUE_EXPORT_WEAR_CSV, db_csv_path, &error));
+    g_assert_no_error(error);
+    g_assert_true(g_file_get_contents(db_csv_path, &db_csv, NULL, NULL));
+    g_assert_cmpstr(db_csv, ==, csv);
+
+    g_assert_true(rescue_wear_export_to_file(direct, RESCUE_EXPORT_WEAR_PNG, png_path, &error));
+    g_assert_no_error(error);
+    g_assert_true(g_file_get_contents(png_path, &png, &png_len, NULL));
+    g_assert_cmpuint(png_len, >, 8);
+    g_assert_cmpint(memcmp(png, "\x89PNG\r\n\x1a\n", 8), ==, 0);
+
+    /* A folder that is not there: an error, and nothing left behind. */
+    g_assert_false(rescue_wear_export_to_file(direct, RESCUE_EXPORT_WEAR_PNG, bad_path, &error));
+    g_assert_nonnull(error);
+    remove_tree(dir);
+}
+
 static void test_bulk_model(void)
 {
     const char *bulk = g_getenv("RESCUE_TEST_BULK");
@@ -512,6 +568,7 @@ int main(int argc, char **argv)
     g_test_add_func("/real/image-reads", test_image_reads);
     g_test_add_func("/real/salvage", test_salvage);
     g_test_add_func("/real/store-equivalence", test_store_equivalence);
+    g_test_add_func("/real/wear-export", test_wear_export);
     g_test_add_func("/real/bulk-model", test_bulk_model);
     return g_test_run();
 }
