@@ -2870,7 +2870,12 @@ static void sv_free(struct sv *s)
         magic_close(s->magic);
 }
 
-/* Entries whose holes are a sparse file's (FILE_HOLES, the map not broken). */
+/*
+ * Entries whose holes are a sparse file's: FILE_HOLES, and no finding that
+ * the map is broken (FILE_SIZE_UNMAPPED, or an error of the file pass).
+ * The format cannot tell a slot a truncation left empty from one a crash
+ * emptied; both read as zeros, and the copy lists them as holes.
+ */
 static void find_legal_holes(struct sv *s)
 {
     const struct scan_finding *f;
@@ -2878,9 +2883,14 @@ static void find_legal_holes(struct sv *s)
     for (size_t i = 0; i < n; i++)
         if (f[i].code == SCAN_PR_FILE_HOLES && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->legal_holes[f[i].entry] = 1;
-    for (size_t i = 0; i < n; i++)
-        if (f[i].code == SCAN_PR_FILE_SIZE_UNMAPPED && f[i].entry >= 1 && f[i].entry <= s->nents)
+    /* A map the scan found broken (a bad slot or pointer, blocks lost): its holes are damage. */
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_problem_info *p = scan_problem_lookup(f[i].code);
+        bool broken = f[i].code == SCAN_PR_FILE_SIZE_UNMAPPED ||
+                      ((f[i].code >> 16) == 2 && p != NULL && p->severity >= SCAN_SEV_ERROR);
+        if (broken && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->legal_holes[f[i].entry] = 0;
+    }
 }
 
 static bool plan(struct sv *s)
