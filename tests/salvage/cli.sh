@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# cli.sh LANYFS MKFS MKCASE -- `lanyfs salvage` and `lanyfs versions` on
+# images built with the writer commands: the live tree byte for byte with
+# its mtimes, PATH selection, a deleted file not yet reused (exact) and one
+# partly reused (partial, the reused blocks listed), damaged maps (partial,
+# unrecoverable), versions of a path written three times, carving of PNG,
+# PDF, gzip and text made here (type and extension), the manifests' rows,
+# never overwriting without --force, exit status, --json and --db.
+set -uo pipefail
+abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
+lanyfs=$(abspath "$1") mkfs=$(abspath "$2") mkcase=$(abspath "$3")
+work=$(mktemp -d "${TMPDIR:-/tmp}/salvage-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 99
+export TZ=UTC LC_ALL=C
+
+failures=0 checks=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { checks=$((checks + 1)); if ! eval "$1"; then fail "$2"; fi; }
+# expect WANT CMD ARGS...: run lanyfs CMD ARGS, the status must be WANT.
+expect() {
+    local want=$1 rc=0; shift
+    "$lanyfs" "$@" >out.txt 2>err.txt || rc=$?
+    checks=$((checks + 1))
+    [ "$rc" -eq "$want" ] || fail "lanyfs $* exited $rc, want $want: $(head -c 800 out.txt) $(cat err.txt)"
+}
+sha() { sha256sum "$1" | cut -c1-64; }
+# sql DB QUERY: the rows, columns joined by '|' (python3's sqlite3, as the sqlite3 shell prints).
+sql() {
+    python3 -c "
+import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]):
+    print('|'.join('' if v is None else str(v) for v in r))" "$1" "$2"
+}
+# col DIR OUTPUT_PATH COLUMN: a column of the manifest row of one output file.
+col() {
+    python3 - "$@" <<'EOF'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1] + '/manifest.csv', newline='')):
+    if r['output_path'] == sys.argv[2]:
+        print(r[sys.argv[3]])
+EOF
+}
+
+# ---- a tree, with host files of known content and mtimes ----------------------
+mkdir -p host/docs/deep
+head -c 70000 /dev/urandom >host/docs/big.bin
+printf 'hello\n' >host/hello.txt
+: >host/empty
+seq 1 2000 >host/docs/deep/numbers.txt
+touch -d '2024-02-29 12:34:56.123456789' host/docs/big.bin
+touch -d '2020-01-01 00:00:01' host/hello.txt
+"$mkfs" -b 1024 -a 32 --size 1M tree.img >/dev/null
+"$lanyfs" put -r tree.img host/docs /docs
+"$lanyfs" put tree.img host/hello.txt /hello.txt
+"$lanyfs" put tree.img host/empty /empty
+
+expect 0 salvage tree.img o1
+check 'grep -q "^Files: *4 exact, 0 partial, 0 unrecoverable" out.txt' "summary: $(cat out.txt)"
+for f in docs/big.bin docs/deep/numbers.txt hello.txt empty; do
+    check "cmp -s host/$f o1/files/$f" "$f does not come out byte for byte"
+    check '[ "$(col o1 files/'$f' status)" = exact ] && [ "$(col o1 files/'$f' sha256)" = "$(sha host/'$f')" ]' \
+        "manifest row of $f: status $(col o1 files/$f status), sha $(col o1 files/$f sha256)"
+    check '[ "$(col o1 files/'$f' size)" = "$(stat -c %s host/'$f')" ] && [ "$(col o1 files/'$f' bytes_recovered)" = "$(stat -c %s host/'$f')" ]' \
+        "manifest size of $f"
+done
+check '[ "$(stat -c %y o1/files/docs/big.bin)" = "$(stat -c %y host/docs/big.bin)" ]' \
+    "mtime of big.bin $(stat -c %y o1/files/docs/big.bin), want $(stat -c %y host/docs/big.bin)"
+check '[ "$(stat -c %Y o1/files/hello.txt)" = "$(stat -c %Y host/hello.txt)" ]' "mtime of hello.txt"
+check '[ "$(col o1 files/docs/big.bin modified)" = 2024-02-29T12:34:56.123456789Z ]' \
+    "manifest modified: $(col o1 files/docs/big.bin modified)"
+check '[ "$(col o1 files/hello.txt mime)" = text/plain ] && [ "$(col o1 files/hello.txt kind)" = live ] && [ "$(col o1 files/hello.txt source_path)" = /hello.txt ]' \
+    "manifest mime, kind or source of hello.txt"
+blocks=$("$lanyfs" stat tree.img /docs/big.bin | sed -n 's/.*file blocks [0-9-]* -> disk \([0-9-]*\).*/\1/p' | paste -sd' ')
+check '[ "$(col o1 files/docs/big.bin source_blocks)" = "$blocks" ]' \
+    "source blocks $(col o1 files/docs/big.bin source_blocks), stat says $blocks"
+check 'python3 -c "import json,sys; d=json.load(open(\"o1/manifest.json\")); s=d[\"summary\"]; sys.exit(not (s[\"exact\"]==4 and len(d[\"files\"])==4 and d[\"format\"]==\"lanyfs-salvage/1\"))"' \
+    "manifest.json summary or rows"
+
+# Again into the same folder: refused (an earlier manifest), nothing touched.
+echo changed >o1/files/hello.txt
+expect 1 salvage tree.img o1
+check '[ "$(cat o1/files/hello.txt)" = changed ]' "a second run wrote over a file"
+# Without the manifests: the existing file is skipped, not replaced.
+rm o1/manifest.csv o1/manifest.json
+expect 1 salvage tree.img o1
+check '[ "$(cat o1/files/hello.txt)" = changed ]' "an existing file was replaced without --force"
+check 'grep -q "^skipped .*/hello.txt" out.txt' "the skipped file is not listed: $(cat out.txt)"
+check '[ "$(col o1 files/hello.txt status)" = skipped ]' "manifest status of the skipped file"
+expect 0 salvage --force tree.img o1
+check 'cmp -s host/hello.txt o1/files/hello.txt' "--force did not replace the file"
+
+# PATH selection, a PATH that names nothing, usage errors.
+expect 0 salvage tree.img o2 /docs/deep
+check '[ -f o2/files/docs/deep/numbers.txt ] && [ ! -e o2/files/hello.txt ] && [ ! -e o2/files/docs/big.bin ]' \
+    "PATH selection: $(find o2 -type f)"
+expect 6 salvage tree.img o3 /nothing
+check 'grep -q "no live entry" err.txt' "the missing path is not reported: $(cat err.txt)"
+expect 2 salvage tree.img
+expect 2 salvage --json --quiet tree.img o4
+expect 1 salvage missing.img o4
+
+# --json: the document, its summary and its rows.
+expect 0 salvage --json tree.img o5
+check 'python3 -c "import json,sys; d=json.load(open(\"out.txt\")); s=d[\"summary\"]; sys.exit(not (d[\"command\"]==\"salvage\" and s[\"exact\"]==4 and d[\"exit_code\"]==0 and {f[\"output_path\"] for f in d[\"files\"]}=={\"files/docs/big.bin\",\"files/docs/deep/numbers.txt\",\"files/hello.txt\",\"files/empty\"}))"' \
+    "--json document: $(head -c 600 out.txt)"
+
+# --db: the scan and the salvage rows.
+expect 0 salvage --db s.db tree.img o6
+check '[ "$(sql s.db "SELECT COUNT(*) FROM salvage_files f JOIN salvage_runs r ON f.run_id = r.id WHERE r.scan_id = (SELECT MAX(id) FROM scans) AND f.status = '"'exact'"'")" = 4 ]' \
+    "salvage_files rows: $(sql s.db 'SELECT * FROM salvage_files' 2>&1 | head -5)"
+check '[ "$(sql s.db "SELECT sha256 FROM salvage_files WHERE output_path = '"'files/hello.txt'"'")" = "$(sha host/hello.txt)" ]' \
+    "salvage_files sha256 of hello.txt"
+check '[ "$(sql s.db "SELECT exact, partial, bytes FROM salvage_runs")" = "4|0|$((70000 + 6 + $(stat -c %s host/docs/deep/numbers.txt)))" ]' \
+    "salvage_runs row: $(sql s.db 'SELECT * FROM salvage_runs')"
+expect 0 scan --db s.db tree.img
+check '[ "$(sql s.db "SELECT COUNT(*) FROM scans")" = 2 ]' "the database no longer takes scans"
+# A scan removed takes its salvage rows with it (the trigger).
+python3 -c "import sqlite3; c = sqlite3.connect('s.db'); c.execute('DELETE FROM scans WHERE id = 1'); c.commit()"
+check '[ "$(sql s.db "SELECT COUNT(*) FROM salvage_runs")" = 0 ] && [ "$(sql s.db "SELECT COUNT(*) FROM salvage_files")" = 0 ]' \
+    "salvage rows outlive their scan"
+
+# ---- deleted files: one whole, one partly handed out again -----------------------
+"$mkfs" -b 1024 -a 32 --size 128K del.img >/dev/null
+head -c 40000 /dev/urandom >big1
+head -c 10000 /dev/urandom >small
+head -c 5000 /dev/urandom >keep.bin
+"$lanyfs" put del.img keep.bin /keep.bin
+"$lanyfs" rm del.img /keep.bin
+expect 0 salvage --deleted del.img d1
+check 'cmp -s keep.bin d1/deleted/keep.bin' "a deleted file not reused does not come back byte for byte"
+check '[ "$(col d1 deleted/keep.bin status)" = exact ] && [ "$(col d1 deleted/keep.bin kind)" = deleted ]' \
+    "manifest of the deleted file: $(col d1 deleted/keep.bin status)"
+expect 0 salvage del.img d1b
+check '[ ! -e d1b/deleted ]' "deleted files without --deleted"
+"$lanyfs" put del.img big1 /big1
+"$lanyfs" rm del.img /big1
+"$lanyfs" put del.img small /small
+expect 9 salvage --deleted del.img d2
+check '[ "$(col d2 deleted/big1 status)" = partial ] && [ -n "$(col d2 deleted/big1 reused)" ]' \
+    "a partly reused deleted file: status $(col d2 deleted/big1 status), reused $(col d2 deleted/big1 reused)"
+check 'grep -q "^Files: *[0-9]* exact, 1 partial" out.txt' "summary of a partial run: $(cat out.txt)"
+check 'grep -q "^partial .*/big1 -> deleted/big1: .*handed out again" out.txt' "the partial file is not listed: $(cat out.txt)"
+# The blocks it still owns come back as they were, the reused ones as zeros.
+check 'python3 - <<EOF
+import csv, sys
+r = [x for x in csv.DictReader(open("d2/manifest.csv")) if x["output_path"] == "deleted/big1"][0]
+got, want = open("d2/deleted/big1", "rb").read(), open("big1", "rb").read()
+reused = set()
+for part in r["reused"].split():
+    a, _, b = part.partition("-")
+    reused.update(range(int(a), int(b or a) + 1))
+ok = len(got) == len(want) and int(r["bytes_recovered"]) < len(want)
+for i in range(0, len(want), 1024):
+    ok = ok and got[i:i+1024] == (bytes(len(want[i:i+1024])) if i // 1024 in reused else want[i:i+1024])
+sys.exit(0 if ok else 1)
+EOF' "the partly reused file is not its own blocks plus zeros"
+
+# ---- damaged maps: an empty slot (a hole the format allows: zeros, listed), a slot
+# ---- beyond the device (partial), a data pointer beyond it (unrecoverable) --------
+cp tree.img dmg.img
+"$mkcase" dmg.img set @/docs/deep/numbers.txt:data slot:1 0
+"$mkcase" dmg.img set @/docs/big.bin:data slot:0 999999
+"$mkcase" dmg.img set @/hello.txt subtree 999999
+expect 9 salvage dmg.img d3
+check '[ "$(col d3 files/docs/deep/numbers.txt status)" = exact ] && [ "$(col d3 files/docs/deep/numbers.txt holes)" = 1 ]' \
+    "an empty slot: $(col d3 files/docs/deep/numbers.txt status) holes $(col d3 files/docs/deep/numbers.txt holes)"
+check 'col d3 files/docs/deep/numbers.txt note | grep -q "sparse"' "the hole is not noted: $(col d3 files/docs/deep/numbers.txt note)"
+check 'cmp -s <(head -c 1024 host/docs/deep/numbers.txt) <(head -c 1024 d3/files/docs/deep/numbers.txt) && cmp -s <(head -c 1024 /dev/zero) <(tail -c +1025 d3/files/docs/deep/numbers.txt | head -c 1024)' \
+    "the hole is not zeros beside the file's own bytes"
+check '[ "$(col d3 files/docs/big.bin status)" = partial ] && [ "$(col d3 files/docs/big.bin holes)" = 0 ]' \
+    "a bad slot: $(col d3 files/docs/big.bin status) holes $(col d3 files/docs/big.bin holes)"
+check 'cmp -s <(tail -c +1025 host/docs/big.bin) <(tail -c +1025 d3/files/docs/big.bin)' "the rest of big.bin"
+check '[ "$(col d3 files/hello.txt status)" = unrecoverable ] && [ "$(stat -c %s d3/files/hello.txt)" = 6 ]' \
+    "no map: $(col d3 files/hello.txt status)"
+check 'grep -q "^Files: *2 exact, 1 partial, 1 unrecoverable" out.txt' "summary: $(cat out.txt)"
+
+# ---- versions: one path written three times ---------------------------------------
+"$mkfs" -b 1024 -a 32 --size 256K ver.img >/dev/null
+printf 'first\n' >v1; printf 'second, longer\n' >v2; printf 'third and last\n' >v3
+touch -d '2021-01-01' v1; touch -d '2022-01-01' v2; touch -d '2023-01-01' v3
+"$lanyfs" mkdir ver.img /d
+"$lanyfs" put ver.img v1 /d/notes.txt
+"$lanyfs" rm ver.img /d/notes.txt
+"$lanyfs" put ver.img v2 /d/notes.txt
+"$lanyfs" rm ver.img /d/notes.txt
+"$lanyfs" put ver.img v3 /d/notes.txt
+expect 0 versions ver.img /d/notes.txt
+check '[ "$(awk "NR>1 {print \$1, \$2}" out.txt | paste -sd,)" = "0 live,1 deleted,2 deleted" ]' "versions: $(cat out.txt)"
+check 'awk "NR==2" out.txt | grep -q "2023-01-01T00:00:00Z" && awk "NR==3" out.txt | grep -q 2022-01-01 && awk "NR==4" out.txt | grep -q 2021-01-01' \
+    "versions are not newest first: $(cat out.txt)"
+check 'awk "NR==3" out.txt | grep -q "1/1 (100%)"' "intact share: $(cat out.txt)"
+expect 0 versions --json ver.img /d/notes.txt
+check 'python3 -c "import json,sys; v=json.load(open(\"out.txt\"))[\"versions\"]; sys.exit(not ([x[\"number\"] for x in v]==[0,1,2] and [x[\"size\"] for x in v]==[15,15,6] and v[1][\"state\"]==\"deleted\"))"' \
+    "versions --json: $(head -c 500 out.txt)"
+expect 6 versions ver.img /d/none.txt
+expect 2 versions ver.img
+expect 0 salvage --versions ver.img v
+check 'cmp -s v3 v/files/d/notes.txt && cmp -s v2 "v/files/d/notes.txt.~1~" && cmp -s v1 "v/files/d/notes.txt.~2~"' \
+    "NAME.~N~ copies: $(ls v/files/d)"
+check '[ "$(col v "files/d/notes.txt.~2~" version)" = 2 ] && [ "$(col v "files/d/notes.txt.~2~" kind)" = version ]' \
+    "manifest of a version"
+check '[ "$(stat -c %Y "v/files/d/notes.txt.~1~")" = "$(stat -c %Y v2)" ]' "mtime of a version"
+
+# ---- carving: files of known types, deleted, their blocks owned by nobody ------------
+python3 - <<'EOF'
+import random, struct, zlib
+random.seed(7)
+def chunk(t, d):
+    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+w, h = 64, 48
+raw = b''.join(b'\0' + bytes(random.randrange(256) for _ in range(w * 3)) for _ in range(h))
+open('pic.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+                            + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+objs = [b'<< /Type /Catalog /Pages 2 0 R >>', b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>']
+pdf, offs = b'%PDF-1.4\n', []
+for i, o in enumerate(objs):
+    offs.append(len(pdf)); pdf += b'%d 0 obj\n' % (i + 1) + o + b'\nendobj\n'
+x = len(pdf)
+pdf += b'xref\n0 4\n0000000000 65535 f \n' + b''.join(b'%010d 00000 n \n' % o for o in offs)
+pdf += b'trailer\n<< /Size 4 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % x
+open('doc.pdf', 'wb').write(pdf)
+open('notes.txt', 'w').write(''.join('line %d of some notes about the stick\n' % i for i in range(200)))
+EOF
+seq 1 3000 | gzip -9n >nums.gz
+"$mkfs" -b 1024 -a 32 --size 256K carve.img >/dev/null
+for f in pic.png doc.pdf notes.txt nums.gz; do "$lanyfs" put carve.img $f /$f; done
+for f in pic.png doc.pdf notes.txt nums.gz; do "$lanyfs" rm carve.img /$f; done
+expect 0 salvage --carve carve.img c
+for t in pic.png:image/png:png doc.pdf:application/pdf:pdf notes.txt:text/plain:txt nums.gz:application/gzip:gz; do
+    IFS=: read -r f mime ext <<<"$t"
+    out=$(python3 -c "
+import csv, sys
+for r in csv.DictReader(open('c/manifest.csv')):
+    if r['sha256'] == sys.argv[1]: print(r['output_path'], r['mime'], r['kind'], r['status'])" "$(sha $f)")
+    check '[ -n "$out" ]' "$f is not carved byte for byte: $(cut -d, -f1-8 c/manifest.csv)"
+    read -r path gotmime kind status <<<"$out"
+    check '[ "$gotmime" = "$mime" ] && [ "${path##*.}" = "$ext" ] && [ "$kind" = carved ] && [ "$status" = exact ]' \
+        "$f carved as $path ($gotmime, $kind, $status), want .$ext ($mime)"
+done
+check '[ "$(ls c/carved | wc -l)" = 4 ]' "carved pieces: $(ls c/carved)"
+# With --deleted too, the deleted files come back whole and nothing is carved twice.
+expect 0 salvage --all carve.img c2
+check 'cmp -s pic.png c2/deleted/pic.png && cmp -s nums.gz c2/deleted/nums.gz && [ ! -e c2/carved ]' \
+    "--all: $(find c2 -type f | sort | paste -sd' ')"
+
+echo "cli.sh: $checks checks, $failures failed"
+[ "$failures" -eq 0 ]
