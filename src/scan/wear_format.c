@@ -208,8 +208,9 @@ int wear_write_text(FILE *out, const struct wear_report *w, const char *image)
                 w->blocksize);
     else
         fprintf(out, "%-15s %" PRIu64 " (geometry unknown)\n", "Blocks", w->blocks);
-    fprintf(out, "%-15s %" PRIu64 " blocks with a counter, %" PRIu64 " data blocks without\n",
-            "Metadata", w->metadata_blocks, w->data_blocks);
+    fprintf(out, "%-15s %" PRIu64 " %s with a counter, %" PRIu64 " data %s without\n", "Metadata",
+            w->metadata_blocks, w->metadata_blocks == 1 ? "block" : "blocks", w->data_blocks,
+            w->data_blocks == 1 ? "block" : "blocks");
     fprintf(out, "%-15s %" PRIu64 " counted in all counters\n", "Writes", w->total_writes);
 
     fprintf(out, "\n  %-13s %8s %10s %6s %6s %8s %7s %5s %5s\n", "Kind", "Blocks", "Total", "Min",

@@ -13,8 +13,9 @@
  * chain blocks and the superblock are far hotter than the rest.  Blocks
  * without a counter have fixed colours.  The map has about as many
  * columns as rows (the square root of the cell count, at most 256), cells
- * of 16 pixels shrinking to 2 as the columns grow, so an image is at most
- * about 4100 by 4250 pixels whatever the device.  Below the map lies the
+ * of 16 pixels shrinking to 2 as the columns grow, so the map is at most
+ * 512 pixels square and the image at most 584 by 692 pixels whatever the
+ * device.  Below the map lies the
  * legend: what a cell stands for, a swatch and name per colour, and the
  * counter scale.  wear_png_layout gives every position, for tests and for
  * a viewer that wants to tell which block a pixel shows.
