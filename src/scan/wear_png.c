@@ -118,10 +118,10 @@ void wear_png_layout(const struct wear_report *w, struct wear_png_layout *l)
     memset(l, 0, sizeof(*l));
     uint64_t n = w->blocks;
     uint64_t bpc = 1;
-    while ((n + bpc - 1) / bpc > WEAR_PNG_MAX_CELLS)
+    while (n / bpc + (n % bpc != 0) > WEAR_PNG_MAX_CELLS)
         bpc *= 2;
     l->blocks_per_cell = bpc;
-    l->cells = (n + bpc - 1) / bpc;
+    l->cells = n / bpc + (n % bpc != 0);
     unsigned cols = 1;
     while ((uint64_t)cols * cols < l->cells)
         cols++;
@@ -155,9 +155,8 @@ static void draw_map(cairo_t *cr, const struct wear_report *w, const struct wear
     uint16_t max = w->all.max;
     for (uint64_t i = 0; i < l->cells; i++) {
         uint64_t first = i * l->blocks_per_cell;
-        uint64_t end = first + l->blocks_per_cell;
-        if (end > w->blocks)
-            end = w->blocks;
+        uint64_t end = w->blocks - first > l->blocks_per_cell ? first + l->blocks_per_cell
+                                                              : w->blocks;
         enum cat best = CAT_BEYOND;
         bool meta = false;
         uint16_t hot = 0;

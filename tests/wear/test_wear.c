@@ -610,6 +610,33 @@ START_TEST(test_png_aggregated)
 }
 END_TEST
 
+/* The layout alone: a huge device stays within 584 x 692 pixels; tiny ones work. */
+START_TEST(test_png_layout_bounds)
+{
+    struct wear_report w = {.blocks = (uint64_t)1 << 30};
+    struct wear_png_layout l;
+    wear_png_layout(&w, &l);
+    ck_assert_uint_eq(l.blocks_per_cell, 16384);
+    ck_assert_uint_eq(l.cells, 65536);
+    ck_assert_uint_eq(l.cols, 256);
+    ck_assert_uint_eq(l.rows, 256);
+    ck_assert_uint_eq(l.cell, 2);
+    ck_assert_uint_eq(l.width, 584);
+    ck_assert_uint_eq(l.height, 692);
+    w.blocks = UINT64_MAX;
+    wear_png_layout(&w, &l);
+    ck_assert_uint_le(l.cells, WEAR_PNG_MAX_CELLS);
+    ck_assert_uint_le(l.width, 584);
+    ck_assert_uint_le(l.height, 692);
+    w.blocks = 1;
+    wear_png_layout(&w, &l);
+    ck_assert_uint_eq(l.cols, 1);
+    ck_assert_uint_eq(l.rows, 1);
+    ck_assert_uint_eq(l.cell, 16);
+    ck_assert_uint_eq(l.width, 584);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("wear");
@@ -626,6 +653,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_writers);
     tcase_add_test(tc, test_png);
     tcase_add_test(tc, test_png_aggregated);
+    tcase_add_test(tc, test_png_layout_bounds);
     suite_add_tcase(s, tc);
     return s;
 }
