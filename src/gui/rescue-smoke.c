@@ -21,6 +21,7 @@
 
 #include "lanyfs.h"
 #include "rescue-block-map.h"
+#include "rescue-repair.h"
 #include "rescue-smoke.h"
 #include "rescue-window-private.h"
 
@@ -32,13 +33,14 @@ typedef enum {
     STEP_FINDINGS,
     STEP_MAP,
     STEP_SEARCH,
+    STEP_REPAIR,
     STEP_EXPORT,
     STEP_RESCAN,
     STEP_DONE,
 } Step;
 
-static const char *const step_names[] = {"files", "findings", "map", "search", "export",
-                                         "rescan", "done"};
+static const char *const step_names[] = {"files",  "findings", "map",  "search",
+                                         "repair", "export",   "rescan", "done"};
 
 typedef struct {
     RescueWindow *window;             /* owned reference */
@@ -54,6 +56,8 @@ typedef struct {
     RescueStallMeter *drive_stall;    /* main-loop lateness while the views are driven */
     guint frames;                     /* frames drawn before the scan starts */
     gint64 drive_max;                 /* longest stall of any step */
+    AdwMessageDialog *dialog;         /* the dialog the step shows, NULL when none (owned) */
+    gboolean repairs;                 /* the scan proposes repairs */
 } Smoke;
 
 static void check(Smoke *s, gboolean ok, const char *what)
@@ -70,6 +74,9 @@ static void finish(Smoke *s, int status)
     if (s->poll != 0)
         g_source_remove(s->poll);
     s->watchdog = s->poll = 0;
+    if (s->dialog != NULL)
+        gtk_window_destroy(GTK_WINDOW(s->dialog));
+    g_clear_object(&s->dialog);
     if (s->drive_stall != NULL) {
         g_print("stall-while-driving-ms: %.1f\n", s->drive_max / 1000.0);
         rescue_stall_meter_free(s->drive_stall);
@@ -92,9 +99,10 @@ static gboolean on_watchdog(gpointer user_data)
     return G_SOURCE_REMOVE;
 }
 
+/* Photograph the window, or the window of the dialog the step shows. */
 static gboolean screenshot(Smoke *s, const char *name)
 {
-    GtkWidget *widget = GTK_WIDGET(s->window);
+    GtkWidget *widget = s->dialog != NULL ? GTK_WIDGET(s->dialog) : GTK_WIDGET(s->window);
     int w = gtk_widget_get_width(widget);
     int h = gtk_widget_get_height(widget);
     g_autoptr(GdkPaintable) paintable = NULL;
@@ -111,7 +119,7 @@ static gboolean screenshot(Smoke *s, const char *name)
     snapshot = gtk_snapshot_new();
     gdk_paintable_snapshot(paintable, snapshot, w, h);
     node = gtk_snapshot_free_to_node(snapshot);
-    renderer = gtk_native_get_renderer(GTK_NATIVE(s->window));
+    renderer = gtk_native_get_renderer(GTK_NATIVE(widget));
     if (node == NULL || renderer == NULL)
         return FALSE;
     texture = gsk_renderer_render_texture(renderer, node, &GRAPHENE_RECT_INIT(0, 0, w, h));
@@ -194,6 +202,18 @@ static gboolean poll_settled(gpointer user_data)
         check(s, screenshot(s, "search"), "screenshot of a search");
         rescue_files_view_set_search_mode(win->files_view, FALSE);
         break;
+    case STEP_REPAIR:
+        /* With repairs proposed, the list of changes and the undo file; else "nothing". */
+        check(s, gtk_widget_get_mapped(GTK_WIDGET(s->dialog)) &&
+                     (adw_message_dialog_get_extra_child(s->dialog) != NULL) == s->repairs &&
+                     (rescue_repair_dialog_get_undo_path(s->dialog) != NULL) == s->repairs,
+              "the repair confirmation lists the changes and names the undo file");
+        check(s, screenshot(s, "repair"), "screenshot of the repair confirmation");
+        /* Cancelled: the smoke test's image stays as it is. */
+        adw_message_dialog_response(s->dialog, "cancel");
+        gtk_window_destroy(GTK_WINDOW(s->dialog));
+        g_clear_object(&s->dialog);
+        break;
     case STEP_EXPORT:
     case STEP_RESCAN:
     case STEP_DONE:
@@ -259,6 +279,16 @@ static void begin_step(Smoke *s)
         const RescueEntryInfo *e = rescue_data_get_entry(data, pick_entry(data));
         adw_view_stack_set_visible_child_name(win->view_stack, "files");
         rescue_files_view_search(win->files_view, e != NULL ? e->name : "");
+        settle(s);
+        return;
+    }
+    case STEP_REPAIR: {
+        g_autofree guint *plan = NULL;
+        guint n = 0;
+        plan = rescue_repair_plan(data, &n);
+        s->repairs = n > 0;
+        s->dialog = g_object_ref(rescue_repair_dialog_new(GTK_WINDOW(win), data));
+        gtk_window_present(GTK_WINDOW(s->dialog));
         settle(s);
         return;
     }
