@@ -58,6 +58,7 @@ typedef struct {
     gint64 drive_max;                 /* longest stall of any step */
     AdwMessageDialog *dialog;         /* the dialog the step shows, NULL when none (owned) */
     gboolean repairs;                 /* the scan proposes repairs */
+    char *undo_path;                  /* the repair's undo file (owned) */
 } Smoke;
 
 static void check(Smoke *s, gboolean ok, const char *what)
@@ -86,6 +87,7 @@ static void finish(Smoke *s, int status)
     g_object_unref(s->window);
     g_free(s->folder);
     g_free(s->image);
+    g_free(s->undo_path);
     g_free(s);
 }
 
@@ -158,6 +160,7 @@ static guint64 pick_block(RescueData *data)
 }
 
 static void begin_step(Smoke *s);
+static void on_repair_rescanned(RescueWindow *win, gboolean ok, gpointer user_data);
 
 static gboolean poll_settled(gpointer user_data)
 {
@@ -209,8 +212,15 @@ static gboolean poll_settled(gpointer user_data)
                      (rescue_repair_dialog_get_undo_path(s->dialog) != NULL) == s->repairs,
               "the repair confirmation lists the changes and names the undo file");
         check(s, screenshot(s, "repair"), "screenshot of the repair confirmation");
-        /* Cancelled: the smoke test's image stays as it is. */
-        adw_message_dialog_response(s->dialog, "cancel");
+        if (s->repairs) {
+            /* Confirmed, on the copy: the repair, then the rescan it starts. */
+            s->undo_path = g_strdup(rescue_repair_dialog_get_undo_path(s->dialog));
+            gtk_window_destroy(GTK_WINDOW(s->dialog));
+            g_clear_object(&s->dialog);
+            g_signal_connect(win, "scan-finished", G_CALLBACK(on_repair_rescanned), s);
+            check(s, _rescue_window_start_repair(win, s->undo_path), "a repair starts");
+            return G_SOURCE_REMOVE;
+        }
         gtk_window_destroy(GTK_WINDOW(s->dialog));
         g_clear_object(&s->dialog);
         break;
@@ -222,6 +232,24 @@ static gboolean poll_settled(gpointer user_data)
     s->step++;
     begin_step(s);
     return G_SOURCE_REMOVE;
+}
+
+static void on_repair_rescanned(RescueWindow *win, gboolean ok, gpointer user_data)
+{
+    Smoke *s = user_data;
+    g_autofree guint *plan = NULL;
+    guint n = 0;
+
+    g_signal_handlers_disconnect_by_func(win, on_repair_rescanned, s);
+    check(s, ok && win->data != NULL, "the scan after the repair finished with results");
+    if (ok && win->data != NULL) {
+        plan = rescue_repair_plan(win->data, &n);
+        g_print("repairs-left: %u\n", n);
+        check(s, n == 0, "nothing is left to repair after the repair");
+    }
+    check(s, g_file_test(s->undo_path, G_FILE_TEST_IS_REGULAR), "the repair left its undo file");
+    s->step++;
+    begin_step(s);
 }
 
 static void settle(Smoke *s)
@@ -368,10 +396,25 @@ void rescue_smoke_start(RescueWindow *window, const char *folder, const char *im
     s = g_new0(Smoke, 1);
     s->window = g_object_ref(window);
     s->folder = g_strdup(folder);
-    s->image = g_strdup(image);
     s->done = done;
     s->user_data = user_data;
     g_mkdir_with_parents(folder, 0755);
+    {
+        /* A copy, so that the repair step writes nothing the caller owns. */
+        g_autofree char *base = g_path_get_basename(image);
+        g_autoptr(GFile) from = g_file_new_for_path(image);
+        g_autoptr(GFile) to = NULL;
+        g_autoptr(GError) error = NULL;
+        s->image = g_build_filename(folder, base, NULL);
+        to = g_file_new_for_path(s->image);
+        if (!g_file_copy(from, to, G_FILE_COPY_OVERWRITE, NULL, NULL, NULL, &error)) {
+            g_print("FAIL: cannot copy the image: %s\n", error->message);
+            s->watchdog = 0;
+            s->failures++;
+            finish(s, 1);
+            return;
+        }
+    }
     s->watchdog = g_timeout_add_seconds(WATCHDOG_SECONDS, on_watchdog, s);
     g_signal_connect(window, "scan-finished", G_CALLBACK(on_scan_finished), s);
     /* Start once the window has been drawn, so its first frame is not taken for a stall. */

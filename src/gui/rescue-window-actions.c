@@ -473,6 +473,8 @@ typedef struct {
     GtkProgressBar *bar;          /* inside it */
     GtkLabel *label;              /* inside it */
     RescueProgress *relay;        /* owned */
+    char *source;                 /* what the window had open (owned) */
+    char *image;                  /* the image or device repaired (owned) */
 } RepairJob;
 
 static void on_repair_progress(double fraction, const char *text, gpointer user_data)
@@ -504,14 +506,19 @@ static void on_repair_done(GObject *source, GAsyncResult *result, gpointer user_
     if (report == NULL) {
         _rescue_window_show_error(self, _("Repair Failed"), error->message);
     } else {
-        g_autofree char *path = g_strdup(self->path);
         if (!self->smoke)
             gtk_window_present(
                 GTK_WINDOW(rescue_repair_outcome_dialog_new(GTK_WINDOW(self), report)));
-        /* What is on the stick now, whatever the outcome. */
-        if (path != NULL)
-            rescue_window_open_path(self, path);
+        /*
+         * What is on the stick now, whatever the outcome: the image itself,
+         * also when a scan database was open (it holds the scan before).
+         * Not when another file has been opened in the meantime.
+         */
+        if (g_strcmp0(self->path, job->source) == 0)
+            rescue_window_open_path(self, job->image);
     }
+    g_free(job->source);
+    g_free(job->image);
     rescue_progress_unref(job->relay);
     g_object_unref(job->self);
     g_free(job);
@@ -532,6 +539,8 @@ static void start_repair(RescueWindow *self, const char *undo_path)
     GtkWidget *box;
 
     job->self = g_object_ref(self);
+    job->source = g_strdup(self->path);
+    job->image = g_strdup(rescue_data_get_image_path(self->data));
     self->work = g_cancellable_new();
     job->progress = ADW_MESSAGE_DIALOG(adw_message_dialog_new(
         GTK_WINDOW(self), _("Repairing"),
@@ -550,17 +559,25 @@ static void start_repair(RescueWindow *self, const char *undo_path)
         gtk_window_present(GTK_WINDOW(job->progress));
 
     job->relay = rescue_progress_new(on_repair_progress, job);
-    rescue_repair_async(rescue_data_get_image_path(self->data), undo_path, job->relay,
-                        on_repair_done, job);
+    rescue_repair_async(job->image, undo_path, job->relay, on_repair_done, job);
     _rescue_window_update_actions(self);
+}
+
+gboolean _rescue_window_start_repair(RescueWindow *self, const char *undo_path)
+{
+    g_return_val_if_fail(RESCUE_IS_WINDOW(self), FALSE);
+    g_return_val_if_fail(undo_path != NULL, FALSE);
+
+    if (self->data == NULL || self->work != NULL || self->scan != NULL)
+        return FALSE;
+    start_repair(self, undo_path);
+    return TRUE;
 }
 
 static void on_repair_response(AdwMessageDialog *dialog, const char *response, RescueWindow *self)
 {
-    if (g_strcmp0(response, "repair") != 0 || self->data == NULL || self->work != NULL ||
-        self->scan != NULL)
-        return;
-    start_repair(self, rescue_repair_dialog_get_undo_path(dialog));
+    if (g_strcmp0(response, "repair") == 0)
+        _rescue_window_start_repair(self, rescue_repair_dialog_get_undo_path(dialog));
 }
 
 static void action_repair(GtkWidget *widget, const char *name, GVariant *param)

@@ -62,6 +62,11 @@ void _rescue_window_reveal_block(RescueWindow *self, guint64 block);
 /* rescue-window-actions.c */
 void _rescue_window_class_actions_init(GtkWidgetClass *widget_class);
 void _rescue_window_actions_init(RescueWindow *self);
+/*
+ * Repair what is open, saving to undo_path, as the confirmation's "repair"
+ * does; FALSE when a scan or other work is running.  Rescans when done.
+ */
+gboolean _rescue_window_start_repair(RescueWindow *self, const char *undo_path);
 /* Export without asking where (the smoke test). */
 gboolean _rescue_window_export_to(RescueWindow *self, const char *kind, const char *path,
                                   GError **error);
