@@ -110,9 +110,9 @@ static void umnt(struct mount m)
         ck_assert_msg(rc_ == LANYFS_OK, "%s: %s", #call, lanyfs_strerror(rc_));    \
     } while (0)
 
-static void put(const char *path, const char *name, size_t len)
+static void put_mode(const char *path, const char *name, size_t len, enum lanyfs_write_mode mode)
 {
-    struct mount m = mnt(path, LANYFS_WRITE_CORRECT);
+    struct mount m = mnt(path, mode);
     uint8_t *data = malloc(len ? len : 1);
     ck_assert_ptr_nonnull(data);
     for (size_t i = 0; i < len; i++)
@@ -124,6 +124,11 @@ static void put(const char *path, const char *name, size_t len)
     umnt(m);
 }
 
+static void put(const char *path, const char *name, size_t len)
+{
+    put_mode(path, name, len, LANYFS_WRITE_CORRECT);
+}
+
 static void mkdir_(const char *path, const char *name)
 {
     struct mount m = mnt(path, LANYFS_WRITE_CORRECT);
@@ -132,12 +137,17 @@ static void mkdir_(const char *path, const char *name)
     umnt(m);
 }
 
-static void unlink_(const char *path, const char *name)
+static void unlink_mode(const char *path, const char *name, enum lanyfs_write_mode mode)
 {
-    struct mount m = mnt(path, LANYFS_WRITE_CORRECT);
+    struct mount m = mnt(path, mode);
     struct lanyfs_error err;
     ck_assert_msg(lanyfs_writer_unlink(m.w, name, &err) == LANYFS_OK, "rm: %s", err.msg);
     umnt(m);
+}
+
+static void unlink_(const char *path, const char *name)
+{
+    unlink_mode(path, name, LANYFS_WRITE_CORRECT);
 }
 
 /* Overwrite the counter of block blk with v (the header's bytes 2..3). */
@@ -475,6 +485,44 @@ START_TEST(test_compat_stride)
 }
 END_TEST
 
+/*
+ * The 2012 driver on a 2012-format image (chain blocks every 125 blocks,
+ * all 124 slots filled).  put /f (3000 bytes): 8 pops of chain 2, the
+ * superblock 2 + 8 + 1.  rm /f in a new mount: the tail is reset to the
+ * head (SPEC-9.3), so the truncate pushes the 6 data blocks back into
+ * chain 2's empty slots and the entry's block after them (+7), visits the
+ * extender (+1) and never frees it (SPEC-9.4); a push rewrites no
+ * superblock (SPEC-9.2): only the unmount does.  The root is written back
+ * once for the removal.
+ */
+START_TEST(test_driver_2012)
+{
+    char *img = mk_image(600, true);
+    put_mode(img, "/f", 3000, LANYFS_WRITE_DRIVER2012);
+    unlink_mode(img, "/f", LANYFS_WRITE_DRIVER2012);
+    struct rep r = report(img, 0);
+    const struct wear_report *w = r.w;
+    ck_assert_uint_eq(w->chain_stride, 125);
+    ck_assert_uint_eq(counter_of(&r, 0), 12);
+    ck_assert_uint_eq(counter_of(&r, 1), 3);
+    ck_assert_uint_eq(counter_of(&r, 2), 1 + 8 + 7);
+    ck_assert_uint_eq(scan_blocks(r.scan)[3].cls, SCAN_BLK_DELETED);
+    ck_assert_uint_eq(counter_of(&r, 3), 1);
+    ck_assert_uint_eq(scan_blocks(r.scan)[4].cls, SCAN_BLK_ORPHAN_EXT);
+    ck_assert_uint_eq(counter_of(&r, 4), 1);
+    stats_eq(&w->kind[WEAR_KIND_FREED], 2, 2, 1, 1, 1, 1, 1);
+    stats_eq(&w->kind[WEAR_KIND_CHAIN], 5, 20, 1, 16, 1, 16, 16);
+    /* All: 1 1 1 1 1 1 3 12 16. */
+    stats_eq(&w->all, 9, 12 + 3 + 20 + 2, 1, 16, 1, 16, 16);
+    ck_assert_uint_eq(w->nflagged, 0);
+    char *o = wear_owner_text(w, SCAN_BLK_ORPHAN_EXT, scan_blocks(r.scan)[4].owner);
+    ck_assert_str_eq(o, "/f (deleted)");
+    free(o);
+    rep_free(r);
+    rm_image(img);
+}
+END_TEST
+
 /* ---- text, escaping ------------------------------------------------------------------- */
 
 START_TEST(test_escape)
@@ -649,6 +697,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_restarted_chain);
     tcase_add_test(tc, test_restarted_reused);
     tcase_add_test(tc, test_compat_stride);
+    tcase_add_test(tc, test_driver_2012);
     tcase_add_test(tc, test_escape);
     tcase_add_test(tc, test_writers);
     tcase_add_test(tc, test_png);
