@@ -65,7 +65,8 @@
 #include "undo.h"
 
 #define SV_RUN_BYTES ((size_t)1 << 20)      /* bytes read at once */
-#define SV_HEAD_BYTES ((size_t)64 << 10)    /* bytes libmagic judges */
+#define SV_HEAD_BYTES ((size_t)64 << 10)    /* bytes kept of a carved piece for libmagic */
+#define SV_MAGIC_BYTES ((size_t)16 << 10)   /* bytes libmagic judges of a copied file */
 #define SV_SEG_MAX ((size_t)64 << 20)       /* longest piece carved as one file */
 #define SV_DEPTH_MAX 4096                   /* deepest output path followed */
 #define SV_NO_DIR UINT32_MAX
@@ -2367,7 +2368,7 @@ static void copy_entry(struct sv *s, struct sv_job *j)
         goto out;
     }
     sha_final(&sha, it.sha256);
-    judge(s, s->head, headn, &it.mime, &it.magic, NULL);
+    judge(s, s->head, headn < SV_MAGIC_BYTES ? headn : SV_MAGIC_BYTES, &it.mime, &it.magic, NULL);
 
     /* Judge it. */
     uint64_t holes = range_total(&it.holes), unread = range_total(&it.unreadable);
