@@ -43,6 +43,15 @@ static size_t flags_of(const struct wear_report *w, uint64_t b, size_t *at)
 
 /* ---- text ------------------------------------------------------------------------ */
 
+/* A kind's name for one block, in the lists of blocks. */
+static const char *kind_one(enum wear_kind k)
+{
+    static const char *const names[WEAR_KINDS] = {
+        "superblock", "directory", "file", "extender", "chain block", "freed",
+    };
+    return (unsigned)k < WEAR_KINDS ? names[k] : "invalid";
+}
+
 #define HIST_BAR 32
 #define SPREAD_BAR 20
 
@@ -118,7 +127,7 @@ static int text_hot(FILE *out, const struct wear_report *w)
         char *owner = wear_owner_text(w, h->cls, h->owner);
         if (owner == NULL)
             return -1;
-        fprintf(out, "  %12" PRIu64 "  %-13s %-16s %7u  %s\n", h->block, wear_kind_name(h->kind),
+        fprintf(out, "  %12" PRIu64 "  %-13s %-16s %7u  %s\n", h->block, kind_one(h->kind),
                 scan_class_name(h->cls), h->wrcnt, owner);
         free(owner);
     }
@@ -145,7 +154,7 @@ static int text_flagged(FILE *out, const struct wear_report *w)
         char *owner = wear_owner_text(w, f->cls, f->owner);
         if (owner == NULL)
             return -1;
-        fprintf(out, "  %12" PRIu64 "  %-13s %7u  %s", f->block, wear_kind_name(f->kind),
+        fprintf(out, "  %12" PRIu64 "  %-13s %7u  %s", f->block, kind_one(f->kind),
                 f->wrcnt, wear_reason_text(f->reason));
         switch (f->reason) {
         case WEAR_WRAPPED_SUPER:

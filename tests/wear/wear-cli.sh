@@ -60,7 +60,7 @@ has text.txt "  extenders            1          0      0      0     0.00     0.0
 has text.txt "  chain blocks         5         30      1     18     6.00     1.0    18    18"
 has text.txt "  freed                1          2      2      2     2.00     2.0     2     2"
 has text.txt "  all                 11         74      0     32     6.73     2.0    18    32"
-has text.txt "            12  files         file                   2  /h"
+has text.txt "            12  file          file                   2  /h"
 has text.txt "             3  freed         deleted                2  /f (deleted)"
 has text.txt "Flagged counters: 0"
 has text.txt "  11 blocks in use, from block 1 to 19"
