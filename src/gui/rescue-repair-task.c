@@ -68,8 +68,17 @@ char *rescue_repair_undo_path_for(const char *image_path)
     g_return_val_if_fail(image_path != NULL, NULL);
 
     base = g_path_get_basename(image_path);
-    name = g_strdup_printf("%s-%s.lanyfs-undo", base, stamp);
-    return g_build_filename(g_get_user_data_dir(), "lanyfs-tools", "undo", name, NULL);
+    /* Never an existing file: the engine refuses to replace one. */
+    for (guint k = 1;; k++) {
+        char *path;
+        g_free(name);
+        name = k == 1 ? g_strdup_printf("%s-%s.lanyfs-undo", base, stamp)
+                      : g_strdup_printf("%s-%s-%u.lanyfs-undo", base, stamp, k);
+        path = g_build_filename(g_get_user_data_dir(), "lanyfs-tools", "undo", name, NULL);
+        if (!g_file_test(path, G_FILE_TEST_EXISTS) || k >= 1000)
+            return path;
+        g_free(path);
+    }
 }
 
 const char *rescue_repair_pass_name(int pass)

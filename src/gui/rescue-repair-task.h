@@ -46,7 +46,8 @@ guint *rescue_repair_plan(const RescueData *data, guint *n);
 
 /*
  * Where the undo file of a repair of image_path goes: the user's data
- * folder, lanyfs-tools/undo/NAME-YYYYmmdd-HHMMSS.lanyfs-undo.
+ * folder, lanyfs-tools/undo/NAME-YYYYmmdd-HHMMSS.lanyfs-undo ("-2", "-3", ...
+ * before the suffix when that file exists).
  */
 char *rescue_repair_undo_path_for(const char *image_path);
 

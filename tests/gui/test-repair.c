@@ -249,6 +249,26 @@ static void test_repair_refused(void)
     remove_tree(dir);
 }
 
+/* The undo file's default place: the user's data folder, never an existing file. */
+static void test_undo_path(void)
+{
+    g_autofree char *folder = g_build_filename(g_get_user_data_dir(), "lanyfs-tools", "undo", NULL);
+    g_autofree char *first = rescue_repair_undo_path_for("/media/stick.img");
+    g_autofree char *dir = g_path_get_dirname(first);
+    g_autofree char *base = g_path_get_basename(first);
+    g_autofree char *second = NULL;
+
+    g_assert_cmpstr(dir, ==, folder);
+    g_assert_true(g_str_has_prefix(base, "stick.img-"));
+    g_assert_true(g_str_has_suffix(base, ".lanyfs-undo"));
+    g_assert_cmpint(g_mkdir_with_parents(folder, 0700), ==, 0);
+    g_assert_true(g_file_set_contents(first, "", 0, NULL));
+    second = rescue_repair_undo_path_for("/media/stick.img");
+    g_assert_cmpstr(second, !=, first);
+    g_assert_false(g_file_test(second, G_FILE_TEST_EXISTS));
+    g_unlink(first);
+}
+
 static void test_status_text(void)
 {
     static const struct {
@@ -277,9 +297,17 @@ static void test_status_text(void)
 
 int main(int argc, char **argv)
 {
+    g_autofree char *data_home = g_dir_make_tmp("rescue-repair-data-XXXXXX", NULL);
+    int status;
+
+    /* Before anything asks GLib for it: the user's data folder is a scratch one. */
+    g_setenv("XDG_DATA_HOME", data_home, TRUE);
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/repair/repair-and-undo", test_repair_and_undo);
     g_test_add_func("/repair/refused", test_repair_refused);
     g_test_add_func("/repair/status-text", test_status_text);
-    return g_test_run();
+    g_test_add_func("/repair/undo-path", test_undo_path);
+    status = g_test_run();
+    remove_tree(data_home);
+    return status;
 }
