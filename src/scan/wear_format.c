@@ -78,11 +78,11 @@ static void put_bar(FILE *out, uint64_t v, uint64_t max, unsigned width)
 static void text_stats_row(FILE *out, const char *name, const struct wear_stats *s)
 {
     if (s->blocks == 0) {
-        fprintf(out, "  %-13s %8" PRIu64 " %10s %6s %6s %8s %7s %5s %5s\n", name, s->blocks, "-",
+        fprintf(out, "  %-12s %8" PRIu64 " %10s %5s %5s %8s %7s %5s %5s\n", name, s->blocks, "-",
                 "-", "-", "-", "-", "-", "-");
         return;
     }
-    fprintf(out, "  %-13s %8" PRIu64 " %10" PRIu64 " %6u %6u %8.2f %7.1f %5u %5u\n", name,
+    fprintf(out, "  %-12s %8" PRIu64 " %10" PRIu64 " %5u %5u %8.2f %7.1f %5u %5u\n", name,
             s->blocks, s->total, s->min, s->max, s->mean, s->median, s->p90, s->p99);
 }
 
@@ -222,7 +222,7 @@ int wear_write_text(FILE *out, const struct wear_report *w, const char *image)
             w->data_blocks == 1 ? "block" : "blocks");
     fprintf(out, "%-15s %" PRIu64 " counted in all counters\n", "Writes", w->total_writes);
 
-    fprintf(out, "\n  %-13s %8s %10s %6s %6s %8s %7s %5s %5s\n", "Kind", "Blocks", "Total", "Min",
+    fprintf(out, "\n  %-12s %8s %10s %5s %5s %8s %7s %5s %5s\n", "Kind", "Blocks", "Total", "Min",
             "Max", "Mean", "Median", "p90", "p99");
     for (unsigned k = 0; k < WEAR_KINDS; k++)
         text_stats_row(out, wear_kind_name(k), &w->kind[k]);

@@ -544,7 +544,7 @@ START_TEST(test_writers)
     ck_assert_int_eq(wear_write_text(f, r.w, "ops.img"), 0);
     fclose(f);
     ck_assert_ptr_nonnull(strstr(buf, "Writes          70 counted in all counters"));
-    ck_assert_ptr_nonnull(strstr(buf, "  chain blocks         5         30      1     18"));
+    ck_assert_ptr_nonnull(strstr(buf, "  chain blocks        5         30     1    18     6.00"));
     ck_assert_ptr_nonnull(strstr(buf, "/f (deleted)"));
     free(buf);
 
