@@ -181,6 +181,32 @@ expect 0 wrapped.img
 has out.txt "Flagged counters: 1 (1 wrapped-super)"
 has out.txt "wrapped: below the allocations the superblock counted (at least 10 writes, 1 wrap)"
 
+# --- every reference image and hostile ones: a report, never a crash ---------------------------
+corpus=${LANYFS_CORPUS:-}
+if [ -n "$corpus" ] && [ -d "$corpus" ]; then
+    for img in "$corpus"/*.img; do
+        for fmt in text csv json; do
+            expect 0 --format "$fmt" --png corpus.png "$img"
+        done
+        py "JSON of $(basename "$img")" '
+import json
+d = json.load(open("out.txt"))
+assert d["metadata_blocks"] == sum(k["blocks"] for k in d["kinds"].values()), d
+assert d["total_writes"] == sum(k["total"] for k in d["kinds"].values()), d
+assert d["kinds"]["super"]["blocks"] == 1 and d["kinds"]["chain"]["blocks"] >= 1, d["kinds"]
+'
+    done
+fi
+python3 -c '
+import random
+r = random.Random(7)
+open("junk.img", "wb").write(bytes(r.getrandbits(8) for _ in range(1 << 18)))
+'
+expect 0 --format json --png junk.png junk.img
+py "JSON of random bytes" 'import json; json.load(open("out.txt"))'
+head -c 100 /dev/zero >tiny.img
+expect 5 tiny.img
+
 # --- usage and operational errors --------------------------------------------------------------
 expect 2 --format xml w.img
 expect 2 --top 0 w.img
