@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "scan_priv.h"
+#include "slots.h"
 
 bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
@@ -79,19 +80,21 @@ static bool later_slots_wild(const struct scan_result *r, const uint8_t *b, size
                              uint32_t count, bool *first_ok)
 {
     unsigned a = r->g.addrlen;
-    bool wild = false;
-    *first_ok = true;
-    for (uint32_t i = 0; i < count; i++) {
-        size_t at = off + (size_t)i * a;
-        uint64_t s = lanyfs_get_addr(b + at, a);
-        if (at + a <= LANYFS_SECTOR_SIZE) {
-            if (s >= r->dev_blocks)
-                *first_ok = false;
-        } else if (at >= LANYFS_SECTOR_SIZE && s >= r->dev_blocks) {
-            wild = true;
-        }
-    }
-    return wild;
+    const uint8_t *p = b + off;
+    /* Slots wholly in the first sector, and the first slot wholly past it. */
+    uint32_t in_first = off < LANYFS_SECTOR_SIZE ? (uint32_t)((LANYFS_SECTOR_SIZE - off) / a) : 0;
+    uint32_t later = off < LANYFS_SECTOR_SIZE
+                         ? (uint32_t)((LANYFS_SECTOR_SIZE - off + a - 1) / a)
+                         : 0;
+    if (in_first > count)
+        in_first = count;
+    /* Zero slots are below any device end; only the non-zero part is decoded. */
+    uint32_t end = r->dev_blocks == 0 ? count : sc_slots_end(p, a, count);
+    if (in_first > end)
+        in_first = end;
+    *first_ok = r->dev_blocks != 0 ? sc_slots_max(p, a, 0, in_first) < r->dev_blocks
+                                   : in_first == 0;
+    return later < end && (r->dev_blocks == 0 || sc_slots_max(p, a, later, end) >= r->dev_blocks);
 }
 
 static bool torn(struct scan_result *r, uint64_t blk, uint64_t sector, const char *what)
@@ -113,6 +116,8 @@ bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b)
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_DIR:
     case SCAN_BLK_FILE:
+        if (sc_zero_from(b, LANYFS_SECTOR_SIZE, g->blocksize))
+            return true;
         for (size_t i = LANYFS_SECTOR_SIZE; i < g->blocksize; i++)
             if (b[i] != 0)
                 return torn(r, blk, i / LANYFS_SECTOR_SIZE,
@@ -129,12 +134,12 @@ bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b)
         if (in_first == 0 || in_first >= g->chainmax ||
             lanyfs_get64(b + LANYFS_CH_NEXT) == 0)
             return true;
+        const uint8_t *p = b + LANYFS_CH_SLOTS;
         for (uint32_t i = 0; i < in_first; i++)
-            if (lanyfs_chain_slot(g, b, i) != blk + 1 + i)
+            if (sc_slot(p, g->addrlen, i) != blk + 1 + i)
                 return true;
-        for (uint32_t i = in_first; i < g->chainmax; i++)
-            if (lanyfs_chain_slot(g, b, i) != 0)
-                return true;
+        if (sc_slots_end(p, g->addrlen, g->chainmax) > in_first)
+            return true;
         return torn(r, blk, 1, "a full formatter chain header over a cleared tail");
     }
     default:

@@ -40,11 +40,14 @@
 #include <string.h>
 
 #include "scan_priv.h"
+#include "slots.h"
 
 struct xframe {
     uint64_t blk;   /* this extender */
     uint64_t base;  /* first file block it maps (UINT64_MAX: past any size) */
+    uint64_t span;  /* file blocks one slot maps: extmax^level */
     uint32_t next;  /* next slot to visit */
+    uint32_t end;   /* one past its last non-zero slot (sc_slots_end) */
     unsigned level; /* its level */
     uint8_t *buf;   /* its contents */
 };
@@ -302,19 +305,28 @@ static bool walk(struct fwalk *w)
         w->st.holes += w->needed - capacity;
 
     int depth = 0;
-    fr[0] = (struct xframe){top, 0, 0, level, mem};
+    fr[0] = (struct xframe){top, 0, lanyfs_geom_pow(g, level), 0,
+                            sc_slots_end(mem + LANYFS_EXT_SLOTS, g->addrlen, g->extmax), level,
+                            mem};
     while (depth >= 0) {
         struct xframe *x = &fr[depth];
-        if (x->next >= g->extmax) {
-            depth--;
-            continue;
-        }
         uint32_t i = x->next++;
-        uint64_t span = lanyfs_geom_pow(g, x->level), fb;
+        uint64_t span = x->span, fb;
         if (x->base == UINT64_MAX || __builtin_mul_overflow((uint64_t)i, span, &fb) ||
             __builtin_add_overflow(fb, x->base, &fb))
             fb = UINT64_MAX;
-        uint64_t slot = lanyfs_ext_slot(g, x->buf, i);
+        if (i >= x->end) {
+            /* The empty tail, slots i .. extmax-1, as one run of holes. */
+            uint64_t tail;
+            if (i < g->extmax) {
+                if (__builtin_mul_overflow((uint64_t)(g->extmax - i), span, &tail))
+                    tail = UINT64_MAX;
+                add_holes(w, fb, tail, x->level);
+            }
+            depth--;
+            continue;
+        }
+        uint64_t slot = sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i);
         if (slot == 0) {
             add_holes(w, fb, span, x->level);
             continue;
@@ -388,7 +400,9 @@ static bool walk(struct fwalk *w)
             w->st.ext_wrcnt_max = wc;
         c->blk = slot;
         c->base = fb;
+        c->span = lanyfs_geom_pow(g, cl);
         c->next = 0;
+        c->end = sc_slots_end(c->buf + LANYFS_EXT_SLOTS, g->addrlen, g->extmax);
         c->level = cl;
         depth++;
     }

@@ -19,10 +19,18 @@
 #include <string.h>
 
 #include "scan_priv.h"
+#include "slots.h"
 
 bool sc_zero_from(const uint8_t *b, size_t off, size_t len)
 {
-    for (size_t i = off; i < len; i++)
+    size_t i = off;
+    for (; i + 32 <= len; i += 32) {
+        uint64_t w[4];
+        memcpy(w, b + i, sizeof(w));
+        if ((w[0] | w[1] | w[2] | w[3]) != 0)
+            return false;
+    }
+    for (; i < len; i++)
         if (b[i] != 0)
             return false;
     return true;
@@ -62,14 +70,11 @@ bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint
         return false;
     if (h.next >= dev_blocks)
         return false;
-    bool any = h.next != 0;
-    for (uint32_t i = 0; i < g->chainmax; i++) {
-        uint64_t s = lanyfs_chain_slot(g, b, i);
-        if (s >= dev_blocks)
-            return false;
-        any |= s != 0;
-    }
-    return h.type == LANYFS_TYPE_CHAIN || any;
+    const uint8_t *p = b + LANYFS_CH_SLOTS;
+    uint32_t end = dev_blocks == 0 ? g->chainmax : sc_slots_end(p, g->addrlen, g->chainmax);
+    if (end > 0 && (dev_blocks == 0 || sc_slots_max(p, g->addrlen, 0, end) >= dev_blocks))
+        return false;
+    return h.type == LANYFS_TYPE_CHAIN || h.next != 0 || end > 0;
 }
 
 bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
@@ -78,18 +83,14 @@ bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const u
     lanyfs_ext_decode(&h, b);
     if (h.type != LANYFS_TYPE_EXT || h.level > SC_LEVEL_MAX)
         return false;
-    for (uint32_t i = 0; i < g->extmax; i++)
-        if (lanyfs_ext_slot(g, b, i) >= dev_blocks)
-            return false;
-    return true;
+    const uint8_t *p = b + LANYFS_EXT_SLOTS;
+    uint32_t end = dev_blocks == 0 ? g->extmax : sc_slots_end(p, g->addrlen, g->extmax);
+    return end == 0 || (dev_blocks != 0 && sc_slots_max(p, g->addrlen, 0, end) < dev_blocks);
 }
 
 bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b)
 {
-    for (uint32_t i = 0; i < g->extmax; i++)
-        if (lanyfs_ext_slot(g, b, i) != 0)
-            return false;
-    return true;
+    return sc_slots_end(b + LANYFS_EXT_SLOTS, g->addrlen, g->extmax) == 0;
 }
 
 bool sc_chain_formatter_like(const struct lanyfs_geom *g, uint64_t blk, const uint8_t *b,

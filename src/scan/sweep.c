@@ -37,7 +37,7 @@
 
 #include "scan_priv.h"
 
-#define SWEEP_RUN_BYTES ((size_t)1 << 20)
+#define SWEEP_RUN_BYTES ((size_t)1 << 17)
 
 static bool unreadable(struct scan_result *r, uint64_t blk, const char *msg, uint64_t *rest,
                        uint64_t *rest_first)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "scan.h"
+#include "slots.h"
 #include "unit.h"
 #include "writer.h"
 
@@ -102,6 +103,89 @@ static struct tree small(unsigned bits, unsigned alen, uint64_t blocks)
     ck_assert(t.docs && t.one && t.a && t.b);
     return t;
 }
+
+/* ---- slot arrays (slots.h) against the core's decoder -------------------- */
+
+START_TEST(slots_fast_decode)
+{
+    struct u_rng rng = {7};
+    uint8_t buf[4096 + 8];
+    for (unsigned a = 1; a <= 8; a++) {
+        for (int round = 0; round < 200; round++) {
+            uint32_t count = (uint32_t)u_below(&rng, 4096 / a + 1);
+            memset(buf, 0, sizeof(buf));
+            /* Random slots, a zero tail of random length, zeros inside, lone top bytes. */
+            uint32_t filled = count ? (uint32_t)u_below(&rng, count + 1) : 0;
+            for (uint32_t i = 0; i < filled; i++) {
+                uint64_t kind = u_below(&rng, 4);
+                for (unsigned k = 0; k < a; k++)
+                    buf[(size_t)i * a + k] = kind == 0   ? 0
+                                             : kind == 1 ? (k + 1 == a ? 1 : 0)
+                                                         : (uint8_t)u_rand(&rng);
+            }
+            /* Bytes past the array must not count. */
+            buf[(size_t)count * a] = 0xff;
+            uint32_t want_end = 0;
+            uint64_t want_max = 0;
+            for (uint32_t i = 0; i < count; i++) {
+                uint64_t v = lanyfs_get_addr(buf + (size_t)i * a, a);
+                ck_assert_uint_eq(sc_slot(buf, a, i), v);
+                if (v != 0)
+                    want_end = i + 1;
+                if (v > want_max)
+                    want_max = v;
+            }
+            ck_assert_uint_eq(sc_slots_end(buf, a, count), want_end);
+            ck_assert_uint_eq(sc_slots_max(buf, a, 0, count), want_max);
+            uint32_t from = count ? (uint32_t)u_below(&rng, count) : 0;
+            uint64_t part = 0;
+            for (uint32_t i = from; i < count; i++) {
+                uint64_t v = lanyfs_get_addr(buf + (size_t)i * a, a);
+                part = v > part ? v : part;
+            }
+            ck_assert_uint_eq(sc_slots_max(buf, a, from, count), part);
+        }
+    }
+    /* Every byte of an 8-byte slot lands where it should. */
+    const uint8_t le[8] = {1, 2, 3, 4, 5, 6, 7, 0x88};
+    ck_assert_uint_eq(sc_slot(le, 8, 0), 0x8807060504030201ULL);
+    ck_assert_uint_eq(sc_slot(le, 3, 0), 0x030201);
+    ck_assert_uint_eq(sc_slot(le, 3, 1), 0x060504);
+    ck_assert_uint_eq(sc_slots_end(le, 8, 0), 0);
+}
+END_TEST
+
+/* A scan reads blocks in the image's last, partial window and blocks cut off by its end. */
+START_TEST(read_cache_image_end)
+{
+    for (unsigned bits = 9; bits <= 12; bits++) {
+        /* 32 KiB windows: an image that ends a few blocks into one. */
+        uint64_t per = (uint64_t)32768 >> bits;
+        struct tree t = small(bits, 4, 3 * per + 5);
+        uint8_t data[4096];
+        fx_pattern(data, sizeof(data), 9);
+        /* Entries in the last blocks of the image. */
+        uint64_t late = 0;
+        for (int i = 0; i < 3 * (int)per + 5; i++) {
+            char name[16];
+            snprintf(name, sizeof(name), "late%03d", i);
+            uint64_t b = fx_file(t.fx, fx_root(t.fx), name, data, 1);
+            if (b == 0)
+                break;
+            late = b;
+        }
+        ck_assert_uint_ge(late, 3 * per); /* in the last window, which the image cuts */
+        struct scan_result *r = scan_fx(t.fx, false);
+        assert_clean(r, "image ending inside a window");
+        const struct scan_entry *e = by_path(r, "/late000");
+        ck_assert_ptr_nonnull(e);
+        ck_assert_uint_eq(e->blocks_mapped, 1);
+        ck_assert_uint_eq(scan_blocks(r)[late].cls, SCAN_BLK_FILE);
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
 
 /* ---- table and messages --------------------------------------------------- */
 
@@ -666,6 +750,8 @@ static Suite *make(void)
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, progress_and_cancel);
     tcase_add_test(tc, random_damage);
+    tcase_add_test(tc, slots_fast_decode);
+    tcase_add_test(tc, read_cache_image_end);
     suite_add_tcase(s, tc);
     return s;
 }
