@@ -8,7 +8,8 @@
  * JSON is one object, the shape docs/wear.md gives.  Paths from the disk
  * are escaped (wear_escape) in all three, and JSON strings are escaped
  * again for JSON.  Numbers are the report's, so the three agree: text
- * and JSON show means and medians with two and six decimals.
+ * and JSON show means and medians with two and six decimals.  The text
+ * lists the first TEXT_FLAGGED_MAX flagged counters and counts the rest.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,6 +54,7 @@ static const char *kind_one(enum wear_kind k)
 }
 
 #define HIST_BAR 32
+#define TEXT_FLAGGED_MAX 20 /* flagged counters listed in the text; CSV and JSON list all */
 #define SPREAD_BAR 20
 
 /* A bar of v / max * width cells in eighths, padded with spaces to width. */
@@ -149,7 +151,8 @@ static int text_flagged(FILE *out, const struct wear_report *w)
         sep = ", ";
     }
     fprintf(out, ")\n  %12s  %-13s %7s  %s\n", "Block", "Kind", "Counter", "Reason");
-    for (size_t i = 0; i < w->nflagged; i++) {
+    size_t shown = w->nflagged < TEXT_FLAGGED_MAX ? w->nflagged : TEXT_FLAGGED_MAX;
+    for (size_t i = 0; i < shown; i++) {
         const struct wear_flagged *f = &w->flagged[i];
         char *owner = wear_owner_text(w, f->cls, f->owner);
         if (owner == NULL)
@@ -173,6 +176,9 @@ static int text_flagged(FILE *out, const struct wear_report *w)
         fprintf(out, "; %s\n", owner);
         free(owner);
     }
+    if (shown < w->nflagged)
+        fprintf(out, "  ... and %zu more (--format csv or json lists them all)\n",
+                w->nflagged - shown);
     return 0;
 }
 

@@ -561,6 +561,25 @@ START_TEST(test_writers)
     ck_assert_ptr_nonnull(strstr(buf, "\n3,freed,deleted,2,4,/f (deleted),\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n0,super,super,31,,the superblock,\n"));
     free(buf);
+
+    /* The text lists 20 flagged counters and counts the rest. */
+    struct wear_report many = *r.w;
+    struct wear_flagged fl[25];
+    for (unsigned i = 0; i < 25; i++)
+        fl[i] = (struct wear_flagged){.block = 1000 + i, .kind = WEAR_KIND_CHAIN,
+                                      .cls = SCAN_BLK_CHAIN, .wrcnt = 7,
+                                      .reason = WEAR_RESTARTED_CHAIN};
+    many.flagged = fl;
+    many.nflagged = 25;
+    many.by_reason[WEAR_RESTARTED_CHAIN] = 25;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(wear_write_text(f, &many, NULL), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "Flagged counters: 25 (25 restarted-chain)\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "\n          1019  chain block         7  restarted: "));
+    ck_assert_ptr_null(strstr(buf, "\n          1020  chain block"));
+    ck_assert_ptr_nonnull(strstr(buf, "  ... and 5 more (--format csv or json lists them all)\n"));
+    free(buf);
     rep_free(r);
     rm_image(img);
 }
