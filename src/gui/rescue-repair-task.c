@@ -337,11 +337,28 @@ void rescue_repair_status_text(int status, char **heading, char **explanation)
 char *rescue_repair_report_summary(const RescueRepairReport *report)
 {
     g_autofree char *text = NULL;
+    g_autofree char *prefix = NULL;
+    g_auto(GStrv) lines = NULL;
     const char *last;
+    GString *out = g_string_new(NULL);
 
     g_return_val_if_fail(report != NULL, NULL);
 
     text = g_strstrip(g_strdup(report->report));
     last = g_strrstr(text, "\n\n");
-    return g_strdup(last != NULL ? last + 2 : text);
+    lines = g_strsplit(last != NULL ? last + 2 : text, "\n", -1);
+    /* The lines name the device first ("stick.img: ..."): the dialog names it already. */
+    prefix = g_strconcat(report->device, ": ", NULL);
+    for (guint i = 0; lines[i] != NULL; i++) {
+        const char *line = lines[i];
+        /* The dialog says how to undo in its own words. */
+        if (g_str_has_prefix(line, "Undo file: "))
+            continue;
+        if (g_str_has_prefix(line, prefix))
+            line += strlen(prefix);
+        if (out->len > 0)
+            g_string_append_c(out, '\n');
+        g_string_append(out, line);
+    }
+    return g_string_free(out, FALSE);
 }

@@ -70,7 +70,11 @@ RescueRepairReport *rescue_repair_finish(GAsyncResult *result, GError **error);
 /* What the exit status means, translated: a heading and a sentence (g_free both). */
 void rescue_repair_status_text(int status, char **heading, char **explanation);
 
-/* The closing paragraph of fsck's report: what was modified, the counts, the undo file. */
+/*
+ * The closing paragraph of fsck's report, what was modified and the
+ * counts, without the device name each line starts with and without the
+ * undo file's line (the dialog says that in its own words).
+ */
 char *rescue_repair_report_summary(const RescueRepairReport *report);
 
 /* The translated name of a progress pass (1..7) of the engine. */

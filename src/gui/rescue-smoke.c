@@ -34,13 +34,14 @@ typedef enum {
     STEP_MAP,
     STEP_SEARCH,
     STEP_REPAIR,
+    STEP_OUTCOME,
     STEP_EXPORT,
     STEP_RESCAN,
     STEP_DONE,
 } Step;
 
-static const char *const step_names[] = {"files",  "findings", "map",  "search",
-                                         "repair", "export",   "rescan", "done"};
+static const char *const step_names[] = {"files",  "findings", "map",    "search", "repair",
+                                         "outcome", "export",  "rescan", "done"};
 
 typedef struct {
     RescueWindow *window;             /* owned reference */
@@ -224,6 +225,14 @@ static gboolean poll_settled(gpointer user_data)
         gtk_window_destroy(GTK_WINDOW(s->dialog));
         g_clear_object(&s->dialog);
         break;
+    case STEP_OUTCOME:
+        check(s, g_strcmp0(adw_message_dialog_get_heading(s->dialog), "Repaired") == 0 ||
+                     g_strcmp0(g_getenv("LC_ALL"), "C") != 0,
+              "the outcome of the repair says it repaired");
+        check(s, screenshot(s, "repair-outcome"), "screenshot of the repair's outcome");
+        gtk_window_destroy(GTK_WINDOW(s->dialog));
+        g_clear_object(&s->dialog);
+        break;
     case STEP_EXPORT:
     case STEP_RESCAN:
     case STEP_DONE:
@@ -318,6 +327,25 @@ static void begin_step(Smoke *s)
         s->dialog = g_object_ref(rescue_repair_dialog_new(GTK_WINDOW(win), data));
         gtk_window_present(GTK_WINDOW(s->dialog));
         settle(s);
+        return;
+    }
+    case STEP_OUTCOME: {
+        /* The outcome dialog the repair left over the window. */
+        GListModel *tops = gtk_window_get_toplevels();
+        for (guint i = 0; s->dialog == NULL && i < g_list_model_get_n_items(tops); i++) {
+            g_autoptr(GtkWindow) top = g_list_model_get_item(tops, i);
+            if (ADW_IS_MESSAGE_DIALOG(top) &&
+                gtk_window_get_transient_for(top) == GTK_WINDOW(win))
+                s->dialog = g_object_ref(ADW_MESSAGE_DIALOG(top));
+        }
+        if (s->repairs)
+            check(s, s->dialog != NULL, "the repair shows its outcome");
+        if (s->dialog != NULL) {
+            settle(s);
+            return;
+        }
+        s->step++;
+        begin_step(s);
         return;
     }
     case STEP_EXPORT: {

@@ -506,9 +506,8 @@ static void on_repair_done(GObject *source, GAsyncResult *result, gpointer user_
     if (report == NULL) {
         _rescue_window_show_error(self, _("Repair Failed"), error->message);
     } else {
-        if (!self->smoke)
-            gtk_window_present(
-                GTK_WINDOW(rescue_repair_outcome_dialog_new(GTK_WINDOW(self), report)));
+        /* Also in the smoke test, which photographs it. */
+        gtk_window_present(GTK_WINDOW(rescue_repair_outcome_dialog_new(GTK_WINDOW(self), report)));
         /*
          * What is on the stick now, whatever the outcome: the image itself,
          * also when a scan database was open (it holds the scan before).

@@ -173,6 +173,8 @@ static void test_repair_and_undo(void)
     g_assert_nonnull(strstr(summary, "FILESYSTEM WAS MODIFIED"));
     g_assert_nonnull(strstr(summary, "3 entries moved to /lost+found"));
     g_assert_null(strstr(summary, "Pass 7"));
+    g_assert_null(strstr(summary, "Undo file:"));
+    g_assert_true(g_str_has_prefix(summary, "***** FILESYSTEM WAS MODIFIED *****\n"));
     rescue_repair_status_text(report->status, &heading, &explanation);
     g_assert_cmpstr(heading, ==, "Repaired");
     g_assert_nonnull(strstr(explanation, "Exit status 1"));
