@@ -120,6 +120,26 @@ python3 -c "import sqlite3; c = sqlite3.connect('s.db'); c.execute('DELETE FROM 
 check '[ "$(sql s.db "SELECT COUNT(*) FROM salvage_runs")" = 0 ] && [ "$(sql s.db "SELECT COUNT(*) FROM salvage_files")" = 0 ]' \
     "salvage rows outlive their scan"
 
+# ---- orphans: a directory whose tree was cut off --------------------------------------
+cp tree.img orph.img
+"$mkcase" orph.img set @/docs/deep subtree 0
+expect 0 salvage --orphans orph.img or1
+check 'cmp -s host/docs/deep/numbers.txt "$(find or1/orphans -name numbers.txt | head -1)"' \
+    "the orphaned file does not come back under orphans/: $(find or1 -type f | paste -sd' ')"
+check '[ ! -e or1/files/docs/deep/numbers.txt ] && cmp -s host/docs/big.bin or1/files/docs/big.bin' \
+    "the orphan landed in the live tree, or the live tree is wrong"
+check '[ "$(grep -c "^orphan," or1/manifest.csv)" = 1 ] && [ "$(grep -c "^live," or1/manifest.csv)" = 3 ]' \
+    "manifest kinds: $(cut -d, -f1-4 or1/manifest.csv)"
+expect 0 salvage orph.img or2
+check '[ ! -e or2/orphans ]' "orphans without --orphans"
+
+# ---- a zeroed superblock: the geometry is inferred, the tree still comes out --------
+cp tree.img nosb.img
+dd if=/dev/zero of=nosb.img bs=1024 count=1 conv=notrunc 2>/dev/null
+expect 0 salvage nosb.img z
+check 'cmp -s host/docs/big.bin z/files/docs/big.bin && cmp -s host/hello.txt z/files/hello.txt' \
+    "no tree from an image with a zeroed superblock: $(find z -type f | paste -sd' ')"
+
 # ---- deleted files: one whole, one partly handed out again -----------------------
 "$mkfs" -b 1024 -a 32 --size 128K del.img >/dev/null
 head -c 40000 /dev/urandom >big1
