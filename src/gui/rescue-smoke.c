@@ -35,13 +35,15 @@ typedef enum {
     STEP_SEARCH,
     STEP_REPAIR,
     STEP_OUTCOME,
+    STEP_SALVAGE,
     STEP_EXPORT,
     STEP_RESCAN,
     STEP_DONE,
 } Step;
 
-static const char *const step_names[] = {"files",  "findings", "map",    "search", "repair",
-                                         "outcome", "export",  "rescan", "done"};
+static const char *const step_names[] = {"files",   "findings", "map",    "search",
+                                         "repair",  "outcome",  "salvage", "export",
+                                         "rescan",  "done"};
 
 typedef struct {
     RescueWindow *window;             /* owned reference */
@@ -137,6 +139,24 @@ static gboolean screenshot(Smoke *s, const char *name)
     return TRUE;
 }
 
+/* Remove the folder path and everything in it (the test's own salvage folder). */
+static void remove_tree(const char *path)
+{
+    g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+    const char *name;
+
+    if (dir == NULL)
+        return;
+    while ((name = g_dir_read_name(dir)) != NULL) {
+        g_autofree char *child = g_build_filename(path, name, NULL);
+        if (g_file_test(child, G_FILE_TEST_IS_DIR) && !g_file_test(child, G_FILE_TEST_IS_SYMLINK))
+            remove_tree(child);
+        else
+            g_unlink(child);
+    }
+    g_rmdir(path);
+}
+
 /* The first live file with data, else the first entry; 0 when there is none. */
 static guint32 pick_entry(RescueData *data)
 {
@@ -161,6 +181,22 @@ static guint64 pick_block(RescueData *data)
 }
 
 static void begin_step(Smoke *s);
+static void settle(Smoke *s);
+
+/* The message dialog shown over win, NULL when none. */
+static AdwMessageDialog *find_dialog(RescueWindow *win)
+{
+    GListModel *tops = gtk_window_get_toplevels();
+
+    for (guint i = 0; i < g_list_model_get_n_items(tops); i++) {
+        g_autoptr(GtkWindow) top = g_list_model_get_item(tops, i);
+        if (ADW_IS_MESSAGE_DIALOG(top) && gtk_window_get_transient_for(top) == GTK_WINDOW(win) &&
+            gtk_widget_get_visible(GTK_WIDGET(top)))
+            return ADW_MESSAGE_DIALOG(top);
+    }
+    return NULL;
+}
+
 static void on_repair_rescanned(RescueWindow *win, gboolean ok, gpointer user_data);
 
 static gboolean poll_settled(gpointer user_data)
@@ -169,7 +205,7 @@ static gboolean poll_settled(gpointer user_data)
     RescueWindow *win = s->window;
 
     if (rescue_details_pane_get_loading(win->details_pane) ||
-        rescue_files_view_get_pending(win->files_view) ||
+        rescue_files_view_get_pending(win->files_view) || win->work != NULL ||
         g_get_monotonic_time() - s->settle_since < SETTLE_MS * 1000)
         return G_SOURCE_CONTINUE;
     s->poll = 0;
@@ -233,6 +269,34 @@ static gboolean poll_settled(gpointer user_data)
         gtk_window_destroy(GTK_WINDOW(s->dialog));
         g_clear_object(&s->dialog);
         break;
+    case STEP_SALVAGE: {
+        g_autofree char *base = g_path_get_basename(s->image);
+        g_autofree char *made = g_strdup_printf("%s-salvage", base);
+        g_autofree char *manifest =
+            g_build_filename(s->folder, "salvage", made, "manifest.csv", NULL);
+        AdwMessageDialog *summary;
+
+        if (s->dialog != NULL) {
+            /* The summary has been drawn. */
+            check(s, screenshot(s, "salvage"), "screenshot of the salvage summary");
+            gtk_window_destroy(GTK_WINDOW(s->dialog));
+            g_clear_object(&s->dialog);
+            break;
+        }
+        summary = find_dialog(win);
+        check(s, g_file_test(manifest, G_FILE_TEST_IS_REGULAR),
+              "salvage wrote the engine's manifest");
+        check(s, summary != NULL &&
+                     (g_strcmp0(adw_message_dialog_get_heading(summary), "Salvage Finished") ==
+                          0 ||
+                      g_strcmp0(g_getenv("LC_ALL"), "C") != 0),
+              "salvage shows its summary");
+        if (summary == NULL)
+            break;
+        s->dialog = g_object_ref(summary);
+        settle(s);
+        return G_SOURCE_REMOVE;
+    }
     case STEP_EXPORT:
     case STEP_RESCAN:
     case STEP_DONE:
@@ -331,13 +395,9 @@ static void begin_step(Smoke *s)
     }
     case STEP_OUTCOME: {
         /* The outcome dialog the repair left over the window. */
-        GListModel *tops = gtk_window_get_toplevels();
-        for (guint i = 0; s->dialog == NULL && i < g_list_model_get_n_items(tops); i++) {
-            g_autoptr(GtkWindow) top = g_list_model_get_item(tops, i);
-            if (ADW_IS_MESSAGE_DIALOG(top) &&
-                gtk_window_get_transient_for(top) == GTK_WINDOW(win))
-                s->dialog = g_object_ref(ADW_MESSAGE_DIALOG(top));
-        }
+        AdwMessageDialog *outcome = find_dialog(win);
+        if (outcome != NULL)
+            s->dialog = g_object_ref(outcome);
         if (s->repairs)
             check(s, s->dialog != NULL, "the repair shows its outcome");
         if (s->dialog != NULL) {
@@ -346,6 +406,15 @@ static void begin_step(Smoke *s)
         }
         s->step++;
         begin_step(s);
+        return;
+    }
+    case STEP_SALVAGE: {
+        /* Everything, into a folder of the test's own, emptied first. */
+        g_autofree char *dest = g_build_filename(s->folder, "salvage", NULL);
+        remove_tree(dest);
+        g_mkdir_with_parents(dest, 0755);
+        check(s, _rescue_window_start_salvage(win, NULL, 0, dest), "a salvage starts");
+        settle(s);
         return;
     }
     case STEP_EXPORT: {

@@ -11,8 +11,10 @@
  * as rescue-repair.png) and, when repairs are proposed, repairs the copy
  * and checks that the rescan after it finds nothing left to repair and
  * that the undo file exists (in the user's data folder: point
- * XDG_DATA_HOME elsewhere in tests), exports the findings, the block map
- * and wear into FOLDER, scans again (F5), prints its figures
+ * XDG_DATA_HOME elsewhere in tests) and photographs the outcome, salvages
+ * everything into FOLDER/salvage (emptied first) and checks the engine's
+ * manifest and the summary (rescue-salvage.png), exports the findings,
+ * the block map and wear into FOLDER, scans again (F5), prints its figures
  * (entries, findings, blocks, scan time, longest main-loop stall) on
  * standard output, and quits: status 0 when every check passed.  A
  * watchdog fails the test after two minutes.

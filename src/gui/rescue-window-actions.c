@@ -298,7 +298,8 @@ static void on_salvage_done(GObject *source, GAsyncResult *result, gpointer user
             _rescue_window_show_error(self, _("Salvage Failed"), error->message);
         else
             _rescue_window_toast(self, _("Salvage cancelled"));
-    } else if (!self->smoke) {
+    } else {
+        /* Also in the smoke test, which photographs it. */
         GString *body = g_string_new(NULL);
         g_autofree char *bytes = g_format_size(report->bytes);
         g_autofree char *folder = g_filename_display_name(report->folder);
@@ -399,6 +400,24 @@ static void start_salvage(RescueWindow *self, SalvageJob *job, const char *dest)
     rescue_salvage_async(self->data, job->ids, job->n, dest, job->relay, self->work,
                          on_salvage_done, job);
     _rescue_window_update_actions(self);
+}
+
+gboolean _rescue_window_start_salvage(RescueWindow *self, const guint32 *ids, guint n,
+                                      const char *dest)
+{
+    SalvageJob *job;
+
+    g_return_val_if_fail(RESCUE_IS_WINDOW(self), FALSE);
+    g_return_val_if_fail(dest != NULL, FALSE);
+
+    if (self->data == NULL || self->work != NULL || self->scan != NULL)
+        return FALSE;
+    job = g_new0(SalvageJob, 1);
+    job->self = g_object_ref(self);
+    job->ids = n > 0 ? g_memdup2(ids, (gsize)n * sizeof(guint32)) : NULL;
+    job->n = n;
+    start_salvage(self, job, dest);
+    return TRUE;
 }
 
 static void on_salvage_folder(GtkNativeDialog *native, int response, gpointer user_data)

@@ -67,6 +67,9 @@ void _rescue_window_actions_init(RescueWindow *self);
  * does; FALSE when a scan or other work is running.  Rescans when done.
  */
 gboolean _rescue_window_start_repair(RescueWindow *self, const char *undo_path);
+/* Salvage ids (n == 0: everything) into dest without asking where (the smoke test). */
+gboolean _rescue_window_start_salvage(RescueWindow *self, const guint32 *ids, guint n,
+                                      const char *dest);
 /* Export without asking where (the smoke test). */
 gboolean _rescue_window_export_to(RescueWindow *self, const char *kind, const char *path,
                                   GError **error);
