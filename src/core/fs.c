@@ -214,6 +214,13 @@ enum lanyfs_err lanyfs_fs_write_block(struct lanyfs_fs *fs, uint64_t blk, const 
         return lanyfs_fail(err, LANYFS_E_RANGE, blk,
                            "block %" PRIu64 " lies beyond the device end (blocks = %" PRIu64 ")",
                            blk, fs->sb.blocks);
+    /* A device does not grow: a write past the image's last whole block
+     * would make a file longer (or fail on a device), so it is refused. */
+    if (blk >= fs->image_blocks)
+        return lanyfs_fail(err, LANYFS_E_RANGE, blk,
+                           "block %" PRIu64 " lies beyond the end of the image (%" PRIu64
+                           " whole blocks of %" PRIu32 " bytes)",
+                           blk, fs->image_blocks, fs->geom.blocksize);
     if (fs->hook != NULL && fs->hook(fs->hook_ctx, blk, buf) != 0)
         return lanyfs_fail(err, LANYFS_E_IO, blk, "block %" PRIu64 ": write refused by the "
                            "write log", blk);
@@ -226,8 +233,6 @@ enum lanyfs_err lanyfs_fs_write_block(struct lanyfs_fs *fs, uint64_t blk, const 
         lanyfs_error_prefix(err, "block %" PRIu64, blk);
         return rc;
     }
-    if (blk >= fs->image_blocks)
-        fs->image_blocks = blk + 1;
     memcpy(cs->data, buf, fs->geom.blocksize);
     cs->blk = blk;
     cs->valid = true;

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -191,6 +192,33 @@ START_TEST(test_writes_and_hook)
 }
 END_TEST
 
+/* A write past the image's last whole block is refused: an image never grows. */
+START_TEST(test_write_past_image_end)
+{
+    struct fx *fx = fx_new(9, 4, 32);
+    char *path = u_tmpname();
+    ck_assert_int_eq(fx_save(fx, path), 0);
+    ck_assert_int_eq(truncate(path, 20 * 512 + 100), 0); /* cut inside block 20 */
+    struct lanyfs_fs *fs;
+    struct lanyfs_error err;
+    uint8_t buf[512];
+    ck_assert_int_eq(lanyfs_fs_open(path, LANYFS_OPEN_RDWR | LANYFS_OPEN_FORCE, &fs, &err),
+                     LANYFS_OK);
+    memset(buf, 0x55, sizeof(buf));
+    ck_assert_int_eq(lanyfs_fs_write_block(fs, 19, buf, &err), LANYFS_OK);
+    ck_assert_int_eq(lanyfs_fs_write_block(fs, 20, buf, &err), LANYFS_E_RANGE);
+    ck_assert_uint_eq(err.block, 20);
+    ck_assert_int_eq(lanyfs_fs_write_block(fs, 25, buf, &err), LANYFS_E_RANGE);
+    lanyfs_fs_close(fs);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_size, 20 * 512 + 100);
+    unlink(path);
+    free(path);
+    fx_free(fx);
+}
+END_TEST
+
 START_TEST(test_read_entry_types)
 {
     struct fx *fx = fx_new(9, 4, 32);
@@ -224,6 +252,7 @@ static Suite *image_suite(void)
     tcase_add_test(tc, test_image_bounds);
     tcase_add_test(tc, test_cache_random_reads);
     tcase_add_test(tc, test_writes_and_hook);
+    tcase_add_test(tc, test_write_past_image_end);
     tcase_add_test(tc, test_read_entry_types);
     suite_add_tcase(s, tc);
     return s;
