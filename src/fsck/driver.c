@@ -515,6 +515,21 @@ int fsck_run(const struct fsck_opts *o)
         }
         if (r->cancelled || r->readonly)
             break;
+        /*
+         * An image shorter than its filesystem is a copy cut short or a
+         * device that lost its tail: what lies past the end is unknown,
+         * so every repair (cutting the pointers that lead there, a free
+         * list rebuilt without those blocks) would destroy what a whole
+         * copy still holds.  Nothing is written, as e2fsck aborts on a
+         * device smaller than its filesystem.
+         */
+        if (has_code(res, "SB_TRUNCATED")) {
+            say(r, "%s is shorter than its filesystem: not repaired, since a repair would "
+                   "act on a partial view.  Make a whole copy of the device, or copy the "
+                   "files out with lanyfs salvage.",
+                r->dev_esc);
+            break;
+        }
         const struct lanyfs_super *sb = lanyfs_fs_super(r->fs);
         uint64_t target = fsck_super_grow_target(r->fs);
         bool small = has_code(res, "SB_BLOCKS_SMALL") && fsck_allowed(&r->ctx, FSCK_CAT_GROW, 0);
