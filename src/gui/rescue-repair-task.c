@@ -195,6 +195,9 @@ RescueRepairReport *rescue_repair_run(const char *device, const char *undo_path,
     if (!g_unix_open_pipe(fds, FD_CLOEXEC, error))
         goto out_streams;
     rd.fd = fds[0];
+    /* A first report, so that the text is never unset, even when the engine refuses at once. */
+    if (progress != NULL)
+        rescue_progress_post(progress, 0.0, rescue_repair_pass_name(1));
     reader = g_thread_new("rescue-repair-progress", reader_thread, &rd);
 
     o.mode = FSCK_MODE_YES;

@@ -81,6 +81,9 @@ static RescueRepairReport *repair(const char *device, const char *undo, Run *run
     rescue_repair_async(device, undo, relay, on_repair_done, run);
     while (!run->done)
         g_main_context_iteration(NULL, TRUE);
+    /* Reports are idle sources, below the task's: let those already queued arrive. */
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
     rescue_progress_close(relay);
     return run->report;
 }
