@@ -26,12 +26,15 @@
  * LANYFS_EXIT_NOTFOUND (6) when a PATH names no live entry; 1 when a file
  * could not be written (it exists, without --force, or the folder refused
  * it), the folder or the database cannot be used, or the image cannot be
- * read.  The hardest of these wins: 1, then 6, then 9.
+ * read, or the run was interrupted (SIGINT, SIGTERM: the salvage stops at
+ * the next file and the manifests list what was copied).  The hardest of
+ * these wins: 1, then 6, then 9.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -138,6 +141,38 @@ static void on_item(void *ctx, const struct salvage_item *it)
     printf("%-13s %s -> %s%s%s\n", salvage_status_name(it->status), it->source,
            it->output != NULL ? it->output : "?", it->note != NULL ? ": " : "",
            it->note != NULL ? it->note : "");
+}
+
+/* ---- interruption -------------------------------------------------------------------- */
+
+/*
+ * Set by SIGINT or SIGTERM: the scan, or the salvage at its next file,
+ * stops; the manifests then list what was copied.  An int, as the scan and
+ * salvage options take it (sig_atomic_t is int on every platform built for).
+ */
+static volatile int interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Catch SIGINT and SIGTERM into `interrupted` (restore: put back *old). */
+static void catch_signals(struct sigaction old[2], bool restore)
+{
+    static const int sigs[2] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        if (restore) {
+            sigaction(sigs[i], &old[i], NULL);
+            continue;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, &old[i]);
+    }
 }
 
 /* ---- output ------------------------------------------------------------------------- */
@@ -371,8 +406,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct timespec t0, m0, m1;
     clock_gettime(CLOCK_REALTIME, &t0);
     clock_gettime(CLOCK_MONOTONIC, &m0);
-    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar};
-    if (scan_fs(fs, &so, &scan, &err) != LANYFS_OK) {
+    struct sigaction old_sig[2];
+    interrupted = 0;
+    catch_signals(old_sig, false);
+    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar,
+                           .cancel = &interrupted};
+    enum lanyfs_err src = scan_fs(fs, &so, &scan, &err);
+    if (src != LANYFS_OK) {
+        catch_signals(old_sig, true);
         bar_clear(&bar);
         out_report_error(&rep, NULL, &err);
         goto out;
@@ -388,8 +429,10 @@ static int run(const struct cli_command *self, int argc, char **argv)
         .on_item = json ? NULL : on_item,
         .item_ctx = &lines,
         .image_name = image,
+        .cancel = &interrupted,
     };
     enum lanyfs_err rc = salvage_run(scan, fs, outfd, &sopt, &res, &err);
+    catch_signals(old_sig, true);
     bar_clear(&bar);
     if (res != NULL) {
         const char *const *probs;
