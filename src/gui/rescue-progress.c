@@ -113,6 +113,21 @@ void rescue_progress_close(RescueProgress *p)
     g_mutex_unlock(&p->lock);
 }
 
+void rescue_progress_finish(RescueProgress *p)
+{
+    gboolean pending;
+
+    g_return_if_fail(p != NULL);
+
+    g_mutex_lock(&p->lock);
+    pending = p->pending && !p->closed;
+    g_mutex_unlock(&p->lock);
+    /* The queued idle finds the record closed and does nothing. */
+    if (pending)
+        report_idle(p);
+    rescue_progress_close(p);
+}
+
 guint rescue_progress_get_reports(RescueProgress *p)
 {
     guint n;

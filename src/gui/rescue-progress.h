@@ -27,6 +27,12 @@ void rescue_progress_unref(RescueProgress *p);
 void rescue_progress_post(RescueProgress *p, double fraction, const char *text);
 /* From the main context: report nothing more. */
 void rescue_progress_close(RescueProgress *p);
+/*
+ * From the main context, when the work is done: deliver the report still
+ * queued, if any, now, then close.  So the latest figures are always seen,
+ * however late the main loop came to the queued report.
+ */
+void rescue_progress_finish(RescueProgress *p);
 /* Reports delivered so far, and posts made (for the tests). */
 guint rescue_progress_get_reports(RescueProgress *p);
 guint64 rescue_progress_get_posts(RescueProgress *p);

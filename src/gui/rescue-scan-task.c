@@ -2,8 +2,9 @@
  * rescue-scan-task.c -- the scan in a worker thread (rescue-scan-task.h).
  *
  * Progress goes through a RescueProgress (coalesced idle reports); the
- * finish callback closes it before passing the result on, on the same main
- * context, so that a report queued before the end is dropped.
+ * finish callback delivers the report still queued and closes it before
+ * passing the result on, on the same main context, so that no report
+ * follows the result and the last figures are never lost.
  */
 #define G_LOG_DOMAIN "rescue-scan-task"
 
@@ -199,7 +200,7 @@ static void scan_done(GObject *source_object, GAsyncResult *result, gpointer use
     Job *job = g_task_get_task_data(G_TASK(result));
 
     (void)user_data;
-    rescue_progress_close(job->progress);
+    rescue_progress_finish(job->progress);
     if (job->callback != NULL)
         job->callback(source_object, result, job->user_data);
 }

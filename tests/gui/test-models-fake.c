@@ -602,6 +602,26 @@ static void test_progress(void)
     g_assert_cmpuint(rescue_progress_get_reports(p), ==, seen.reports);
 }
 
+/* Finished: the report still queued arrives at once, then nothing more. */
+static void test_progress_finish(void)
+{
+    ProgressSeen seen = {0};
+    g_autoptr(RescueProgress) p = rescue_progress_new(on_progress, &seen);
+
+    rescue_progress_post(p, 0.5, "half");
+    rescue_progress_post(p, 0.75, "most");
+    g_assert_cmpuint(seen.reports, ==, 0);
+    rescue_progress_finish(p);
+    g_assert_cmpuint(seen.reports, ==, 1);
+    g_assert_cmpfloat(seen.last, ==, 0.75);
+    while (g_main_context_iteration(NULL, FALSE))
+        ;
+    g_assert_cmpuint(rescue_progress_get_reports(p), ==, 1);
+    /* Nothing queued: nothing delivered. */
+    rescue_progress_finish(p);
+    g_assert_cmpuint(rescue_progress_get_reports(p), ==, 1);
+}
+
 int main(int argc, char **argv)
 {
     g_setenv("LC_ALL", "C", TRUE);
@@ -619,5 +639,6 @@ int main(int argc, char **argv)
     g_test_add_func("/export/csv-field", test_csv_field);
     g_test_add_func("/block-paint/pixels", test_block_paint);
     g_test_add_func("/progress/coalesced", test_progress);
+    g_test_add_func("/progress/finish", test_progress_finish);
     return g_test_run();
 }

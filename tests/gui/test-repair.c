@@ -81,10 +81,8 @@ static RescueRepairReport *repair(const char *device, const char *undo, Run *run
     rescue_repair_async(device, undo, relay, on_repair_done, run);
     while (!run->done)
         g_main_context_iteration(NULL, TRUE);
-    /* Reports are idle sources, below the task's: let those already queued arrive. */
-    while (g_main_context_iteration(NULL, FALSE))
-        ;
-    rescue_progress_close(relay);
+    /* Reports are idle sources, below the task's: the one still queued arrives now. */
+    rescue_progress_finish(relay);
     return run->report;
 }
 
