@@ -40,6 +40,24 @@ struct store_db {
 /* ---- the schema ---------------------------------------------------------- */
 
 /*
+ * The indexes of the tables with many rows a scan.  The first scan written
+ * into a file builds them after its rows are in (bulk_indexes): an index
+ * built from sorted rows costs far less than one kept up row by row.
+ */
+#define IDX_ENTRIES_PATH "CREATE INDEX entries_path ON entries(scan, path);\n"
+#define IDX_ENTRIES_PARENT "CREATE INDEX entries_parent ON entries(scan, parent);\n"
+#define IDX_ENTRY_BLOCKS_BLOCK "CREATE INDEX entry_blocks_block ON entry_blocks(scan, block);\n"
+
+static const struct {
+    const char *drop;   /* DROP INDEX */
+    const char *create; /* its CREATE INDEX, as in schema_sql */
+} bulk_indexes[] = {
+    {"DROP INDEX entries_path", IDX_ENTRIES_PATH},
+    {"DROP INDEX entries_parent", IDX_ENTRIES_PARENT},
+    {"DROP INDEX entry_blocks_block", IDX_ENTRY_BLOCKS_BLOCK},
+};
+
+/*
  * Version 1.  Changing anything here means a new STORE_SCHEMA_VERSION, an
  * upgrade step in open_schema() and a new section in docs/scan-db.md.
  */
@@ -141,8 +159,8 @@ static const char schema_sql[] =
     "    blocks_intact INTEGER NOT NULL,\n"
     "    PRIMARY KEY (scan, id)\n"
     ") WITHOUT ROWID;\n"
-    "CREATE INDEX entries_path ON entries(scan, path);\n"
-    "CREATE INDEX entries_parent ON entries(scan, parent);\n"
+    IDX_ENTRIES_PATH
+    IDX_ENTRIES_PARENT
     "CREATE TABLE entry_blocks (\n"
     "    scan INTEGER NOT NULL,\n"
     "    entry INTEGER NOT NULL,\n"
@@ -151,7 +169,7 @@ static const char schema_sql[] =
     "    count INTEGER NOT NULL,\n"
     "    PRIMARY KEY (scan, entry, file_block)\n"
     ") WITHOUT ROWID;\n"
-    "CREATE INDEX entry_blocks_block ON entry_blocks(scan, block);\n"
+    IDX_ENTRY_BLOCKS_BLOCK
     "CREATE TABLE block_runs (\n"
     "    scan INTEGER NOT NULL,\n"
     "    first INTEGER NOT NULL,\n"
@@ -164,6 +182,10 @@ static const char schema_sql[] =
     ") WITHOUT ROWID;\n"
     "CREATE VIEW counters AS\n"
     "    SELECT scan, first AS block, class, wrcnt FROM block_runs WHERE wrcnt IS NOT NULL;\n";
+
+/* The page cache while a scan is written, and after (SQLite's default). */
+#define STORE_WRITE_CACHE "-262144" /* KiB: 256 MiB at most */
+#define STORE_READ_CACHE "-2000"
 
 /* The tables that hold rows of one scan, in the order a delete clears them. */
 static const char *const scan_tables[] = {
@@ -1167,6 +1189,19 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
     if (rc != LANYFS_OK)
         goto out;
     in_txn = true;
+    /* Room for every page the transaction touches, so that none is spilled
+     * to the WAL before the commit (and written twice); pages are allocated
+     * only as they are used. */
+    rc = exec_pragma(db, "PRAGMA cache_size = " STORE_WRITE_CACHE, err);
+    /* Into a file without scans, the big indexes are built after the rows. */
+    int64_t none = 0;
+    if (rc == LANYFS_OK)
+        rc = query_int(db, "SELECT FROM scans", "SELECT NOT EXISTS (SELECT 1 FROM scans)", NULL,
+                       0, &none, err);
+    for (size_t i = 0; none && i < sizeof(bulk_indexes) / sizeof(bulk_indexes[0]) &&
+                       rc == LANYFS_OK;
+         i++)
+        rc = exec_sql(db, bulk_indexes[i].drop, err);
     for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
         rc = batch_init(db, &w.b[i], i, err);
     /* The catalogue is refreshed once per handle: a newer tool may have added codes. */
@@ -1184,6 +1219,10 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         rc = batch_flush(db, &w.b[i], err);
     for (int i = 0; i < W_COUNT; i++)
         batch_free(db, &w.b[i], &rc, err);
+    for (size_t i = 0; none && i < sizeof(bulk_indexes) / sizeof(bulk_indexes[0]) &&
+                       rc == LANYFS_OK;
+         i++)
+        rc = exec_sql(db, bulk_indexes[i].create, err);
     /* Statistics for the planner: without them it takes `scan = ?` alone for
      * selective and passes over the better index (entries by parent).  A
      * sampled ANALYZE costs little next to the rows just written. */
@@ -1205,6 +1244,10 @@ out:
     if (in_txn && sqlite3_get_autocommit(db->h) == 0) {
         struct lanyfs_error ignored;
         exec_sql(db, "ROLLBACK", &ignored);
+    }
+    if (in_txn) {
+        struct lanyfs_error ignored;
+        exec_pragma(db, "PRAGMA cache_size = " STORE_READ_CACHE, &ignored);
     }
     return rc;
 }
