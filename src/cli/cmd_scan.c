@@ -19,7 +19,7 @@
  * Progress goes to stderr as a one-line bar (phase, percentage) when stderr
  * is a terminal and neither --quiet nor --json is given.
  *
- * Exit status: 0 when nothing above info was found, SCAN_EXIT_WARNINGS (8)
+ * Exit status: 0 when nothing above info was found, LANYFS_EXIT_WARNINGS (8)
  * when the worst finding is a warning, LANYFS_EXIT_CORRUPT (7) for an error
  * or a critical finding.  A scan that cannot run has the status of its
  * error (out_exit_for_err: 1 when the image cannot be opened or memory runs
@@ -39,9 +39,6 @@
 #include "cli.h"
 #include "scan.h"
 #include "store.h"
-
-/* Only warnings (and info): consistent, but wasteful or suspicious. */
-#define SCAN_EXIT_WARNINGS 8
 
 /* ---- progress --------------------------------------------------------------- */
 
@@ -403,7 +400,7 @@ static int exit_for(enum scan_severity worst)
     case SCAN_SEV_INFO:
         return LANYFS_EXIT_OK;
     case SCAN_SEV_WARNING:
-        return SCAN_EXIT_WARNINGS;
+        return LANYFS_EXIT_WARNINGS;
     case SCAN_SEV_ERROR:
     case SCAN_SEV_CRITICAL:
         return LANYFS_EXIT_CORRUPT;

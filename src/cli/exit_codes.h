@@ -20,4 +20,10 @@ enum lanyfs_exit {
     LANYFS_EXIT_TRUNCATED = 5,   /* the image is shorter than the filesystem */
     LANYFS_EXIT_NOTFOUND = 6,    /* the path names no entry */
     LANYFS_EXIT_CORRUPT = 7,     /* corrupt structure found (reported, output still given) */
+    /*
+     * scan only: the worst finding is a warning (consistent, but wasteful
+     * or suspicious: leaked blocks, a driver mark); an error or a critical
+     * finding is LANYFS_EXIT_CORRUPT.
+     */
+    LANYFS_EXIT_WARNINGS = 8,
 };
