@@ -34,29 +34,11 @@
 #include <stdint.h>
 
 #include "lanyfs.h"
+#include "sha256.h"
 
 #define LANYFS_UNDO_MAGIC "LANYUNDO" /* 8 bytes, no NUL on disk */
 #define LANYFS_UNDO_VERSION 1
 #define LANYFS_UNDO_HEADER_SIZE 128
-
-/* ---- SHA-256 ------------------------------------------------------------ */
-
-#define LANYFS_SHA256_LEN 32
-
-struct lanyfs_sha256 {
-    uint32_t h[8];     /* chaining state */
-    uint64_t len;      /* bytes hashed so far */
-    uint8_t buf[64];   /* pending partial block */
-    size_t fill;       /* bytes in buf */
-};
-
-void lanyfs_sha256_init(struct lanyfs_sha256 *c);
-void lanyfs_sha256_update(struct lanyfs_sha256 *c, const void *data, size_t len);
-void lanyfs_sha256_final(struct lanyfs_sha256 *c, uint8_t out[LANYFS_SHA256_LEN]);
-/* One call: out = SHA-256(data). */
-void lanyfs_sha256(const void *data, size_t len, uint8_t out[LANYFS_SHA256_LEN]);
-/* 64 lowercase hex digits and a NUL into hex. */
-void lanyfs_sha256_hex(const uint8_t sum[LANYFS_SHA256_LEN], char hex[65]);
 
 /* ---- recording ---------------------------------------------------------- */
 
