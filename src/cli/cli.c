@@ -18,7 +18,9 @@ void cli_print_exit_codes(FILE *out)
           "  4  unsupported version or geometry\n"
           "  5  truncated image\n"
           "  6  path not found\n"
-          "  7  corrupt structure found (reported on stderr, output still given)\n",
+          "  7  corrupt structure found (reported on stderr, output still given)\n"
+          "  8  (scan) the worst finding is a warning\n"
+          "  9  (salvage) some files came out partial or unrecoverable\n",
           out);
 }
 

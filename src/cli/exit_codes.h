@@ -26,4 +26,6 @@ enum lanyfs_exit {
      * finding is LANYFS_EXIT_CORRUPT.
      */
     LANYFS_EXIT_WARNINGS = 8,
+    /* salvage only: some files came out partial or could not be recovered. */
+    LANYFS_EXIT_INCOMPLETE = 9,
 };
