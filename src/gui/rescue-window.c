@@ -21,7 +21,6 @@
 #include <glib/gi18n.h>
 
 #include "rescue-block-map.h"
-#include "rescue-repair.h"
 #include "rescue-scan-task.h"
 #include "rescue-window-private.h"
 
