@@ -10,8 +10,10 @@
 #include "problem.h"
 #include "rescue-repair.h"
 
-/* Rows of the list before it scrolls. */
+/* Height of the list before it scrolls, in pixels. */
 #define PLAN_LIST_HEIGHT 260
+/* Rows made at most; the rest is counted in a last row (a row is a few widgets). */
+#define PLAN_ROWS_MAX 200
 
 static GtkWidget *plan_list(RescueData *data, const guint *plan, guint n)
 {
@@ -22,7 +24,7 @@ static GtkWidget *plan_list(RescueData *data, const guint *plan, guint n)
     gtk_widget_add_css_class(list, "boxed-list");
     gtk_accessible_update_property(GTK_ACCESSIBLE(list), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                    _("What the repair will change"), -1);
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < n && i < PLAN_ROWS_MAX; i++) {
         const RescueFindingInfo *f = rescue_data_get_finding(data, plan[i]);
         const struct scan_problem_info *row = scan_problem_lookup(f->code);
         GtkWidget *r = adw_action_row_new();
@@ -34,6 +36,14 @@ static GtkWidget *plan_list(RescueData *data, const guint *plan, guint n)
         repair = g_strdup_printf(_("Repair: %s"), row != NULL ? row->repair : "");
         adw_action_row_set_subtitle(ADW_ACTION_ROW(r), repair);
         adw_action_row_set_title_lines(ADW_ACTION_ROW(r), 3);
+        gtk_list_box_append(GTK_LIST_BOX(list), r);
+    }
+    if (n > PLAN_ROWS_MAX) {
+        GtkWidget *r = adw_action_row_new();
+        g_autofree char *more = g_strdup_printf(
+            g_dngettext(GETTEXT_PACKAGE, "and %u more", "and %u more", n - PLAN_ROWS_MAX),
+            n - PLAN_ROWS_MAX);
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), more);
         gtk_list_box_append(GTK_LIST_BOX(list), r);
     }
     gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER,

@@ -6,8 +6,8 @@
  * saves every block it changes to an undo file first.
  *
  * The confirmation lists what will change: every finding of the scan
- * whose catalogue row proposes a repair, with that repair, and where the
- * undo file goes.  It answers "repair" or "cancel"; the undo path it named
+ * whose catalogue row proposes a repair, with that repair (the first 200,
+ * then how many more), and where the undo file goes.  It answers "repair" or "cancel"; the undo path it named
  * is kept on the dialog ("undo-path").  The outcome dialog explains the
  * engine's exit status, shows the summary of its report (the whole report
  * and its messages beneath, collapsed) and how to take the repair back.
