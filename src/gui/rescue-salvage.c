@@ -128,7 +128,6 @@ static GPtrArray *selection(RescueData *data, const guint32 *ids, guint n, unsig
 typedef struct {
     RescueProgress *progress;      /* may be NULL (borrowed) */
     volatile int cancel;           /* the engines' cancel flag */
-    GCancellable *cancellable;     /* may be NULL (borrowed) */
     char *current;                 /* the last file done, shown (owned) */
     GMutex lock;                   /* guards current */
 } Run;
@@ -237,7 +236,6 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
 
     shown = g_filename_display_basename(image);
     run.progress = progress;
-    run.cancellable = cancellable;
     g_mutex_init(&run.lock);
     if (cancellable != NULL)
         cancel_id = g_cancellable_connect(cancellable, G_CALLBACK(on_cancelled), &run, NULL);
