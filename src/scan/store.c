@@ -57,9 +57,25 @@ static const struct {
     {"DROP INDEX entry_blocks_block", IDX_ENTRY_BLOCKS_BLOCK},
 };
 
+/* The block map's table (under a name, for the upgrade) and the counters view. */
+#define SQL_BLOCK_RUNS(name)              \
+    "CREATE TABLE " name " (\n"           \
+    "    scan INTEGER NOT NULL,\n"        \
+    "    first INTEGER NOT NULL,\n"       \
+    "    count INTEGER NOT NULL,\n"       \
+    "    class INTEGER NOT NULL,\n"       \
+    "    owner INTEGER,\n"                \
+    "    flags INTEGER NOT NULL,\n"       \
+    "    wrcnt INTEGER,\n"                \
+    "    PRIMARY KEY (scan, first)\n"     \
+    ") WITHOUT ROWID;\n"
+#define SQL_COUNTERS_VIEW                                                                    \
+    "CREATE VIEW counters AS\n"                                                             \
+    "    SELECT scan, first AS block, class, wrcnt FROM block_runs WHERE wrcnt IS NOT NULL;\n"
+
 /*
- * Version 1.  Changing anything here means a new STORE_SCHEMA_VERSION, an
- * upgrade step in open_schema() and a new section in docs/scan-db.md.
+ * Version 2.  Changing anything here means a new STORE_SCHEMA_VERSION, an
+ * upgrade step in check_schema() and a new section in docs/scan-db.md.
  */
 static const char schema_sql[] =
     "CREATE TABLE catalogue (\n"
@@ -170,18 +186,33 @@ static const char schema_sql[] =
     "    PRIMARY KEY (scan, entry, file_block)\n"
     ") WITHOUT ROWID;\n"
     IDX_ENTRY_BLOCKS_BLOCK
-    "CREATE TABLE block_runs (\n"
-    "    scan INTEGER NOT NULL,\n"
-    "    first INTEGER NOT NULL,\n"
-    "    count INTEGER NOT NULL,\n"
-    "    class INTEGER NOT NULL,\n"
-    "    owner INTEGER,\n"
-    "    flags INTEGER NOT NULL,\n"
-    "    wrcnt INTEGER,\n"
-    "    PRIMARY KEY (scan, first)\n"
-    ") WITHOUT ROWID;\n"
-    "CREATE VIEW counters AS\n"
-    "    SELECT scan, first AS block, class, wrcnt FROM block_runs WHERE wrcnt IS NOT NULL;\n";
+    SQL_BLOCK_RUNS("block_runs")
+    SQL_COUNTERS_VIEW;
+
+/*
+ * Version 1 to 2: the write counters move from a table of their own into
+ * block_runs (each metadata cell a run of its own, with its counter), and
+ * counters becomes a view.  Version 1 ran metadata cells together like any
+ * others, so those runs are cut into cells, each given its row of the old
+ * counters table.
+ */
+static const char upgrade_v1_sql[] =
+    SQL_BLOCK_RUNS("block_runs_v2")
+    "INSERT INTO block_runs_v2\n"
+    "    SELECT scan, first, count, class, owner, flags, NULL FROM block_runs\n"
+    "    WHERE flags & 4 = 0;\n"
+    "WITH RECURSIVE cell(scan, b, last, class, owner, flags) AS (\n"
+    "    SELECT scan, first, first + count - 1, class, owner, flags FROM block_runs\n"
+    "    WHERE flags & 4 != 0\n"
+    "    UNION ALL SELECT scan, b + 1, last, class, owner, flags FROM cell WHERE b < last)\n"
+    "INSERT INTO block_runs_v2\n"
+    "    SELECT c.scan, c.b, 1, c.class, c.owner, c.flags, k.wrcnt FROM cell c\n"
+    "    LEFT JOIN counters k ON k.scan = c.scan AND k.class = c.class AND k.block = c.b;\n"
+    "DROP TABLE counters;\n"
+    "DROP TABLE block_runs;\n"
+    "ALTER TABLE block_runs_v2 RENAME TO block_runs;\n"
+    SQL_COUNTERS_VIEW
+    "PRAGMA user_version = 2;\n";
 
 /* The page cache while a scan is written, and after (SQLite's default). */
 #define STORE_WRITE_CACHE "-262144" /* KiB: 256 MiB at most */
@@ -672,12 +703,34 @@ static enum lanyfs_err create_schema(const struct store_db *db, struct lanyfs_er
  * Judge the schema version and application id.  *empty tells that the file
  * holds nothing; with create, such a file is given the schema.
  */
+static enum lanyfs_err upgrade_schema(const struct store_db *db, int64_t version,
+                                      struct lanyfs_error *err)
+{
+    char *msg = NULL;
+    int src = version == 1 ? sqlite3_exec(db->h, upgrade_v1_sql, NULL, NULL, &msg) : SQLITE_OK;
+    if (src != SQLITE_OK) {
+        enum lanyfs_err rc = lanyfs_fail(err, code_for(src), LANYFS_NO_BLOCK,
+                                         "%s: upgrading schema version %" PRId64 ": %s",
+                                         db->path, version,
+                                         msg != NULL ? msg : sqlite3_errstr(src));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return LANYFS_OK;
+}
+
+/*
+ * Judge the schema version and application id.  *empty tells that the file
+ * holds nothing, *old that it holds an older version of the schema; with
+ * create, such a file is given the schema, or upgraded to this version.
+ */
 static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool *empty,
-                                    struct lanyfs_error *err)
+                                    bool *old, struct lanyfs_error *err)
 {
     int64_t version = 0, appid = 0, tables = 0;
     enum lanyfs_err rc;
     *empty = false;
+    *old = false;
     rc = query_int(db, "PRAGMA user_version", "PRAGMA user_version", NULL, 0, &version, err);
     if (rc == LANYFS_OK)
         rc = query_int(db, "PRAGMA application_id", "PRAGMA application_id", NULL, 0, &appid,
@@ -698,6 +751,10 @@ static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool
                            db->path, version, STORE_SCHEMA_VERSION);
     if (version == STORE_SCHEMA_VERSION && appid == STORE_APPLICATION_ID)
         return LANYFS_OK;
+    if (version >= 1 && appid == STORE_APPLICATION_ID) {
+        *old = true;
+        return create ? upgrade_schema(db, version, err) : LANYFS_OK;
+    }
     if (version != 0 || appid != 0 || tables != 0)
         return lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
                            "%s: not a lanyfs scan database (schema version %" PRId64
@@ -739,24 +796,31 @@ static enum lanyfs_err set_wal(const struct store_db *db, struct lanyfs_error *e
  */
 static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err)
 {
-    bool empty = false;
-    enum lanyfs_err rc = check_schema(db, false, &empty, err);
+    bool empty = false, old = false;
+    enum lanyfs_err rc = check_schema(db, false, &empty, &old, err);
     if (rc != LANYFS_OK)
         return rc;
     if (db->readonly) {
         if (empty)
             rc = lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
                              "%s: empty: not a lanyfs scan database", db->path);
+        else if (old)
+            rc = lanyfs_fail(err, LANYFS_E_VERSION, LANYFS_NO_BLOCK,
+                             "%s: database schema version is older than the version %d this "
+                             "tool reads; write a scan into it once (lanyfs scan --db) to "
+                             "upgrade it",
+                             db->path, STORE_SCHEMA_VERSION);
         return rc;
     }
     if (empty)
         rc = exec_pragma(db, "PRAGMA synchronous = OFF", err);
     if (rc == LANYFS_OK)
         rc = set_wal(db, err);
-    if (rc == LANYFS_OK && empty) {
+    if (rc == LANYFS_OK && (empty || old)) {
+        /* Judged again under the write lock: another tool may have been first. */
         rc = exec_sql(db, "BEGIN IMMEDIATE", err);
         if (rc == LANYFS_OK) {
-            rc = check_schema(db, true, &empty, err);
+            rc = check_schema(db, true, &empty, &old, err);
             db->catalogue_done = rc == LANYFS_OK && empty; /* we created it */
             if (rc == LANYFS_OK) {
                 rc = exec_sql(db, "COMMIT", err);

@@ -49,7 +49,7 @@
 #include "lanyfs.h"
 #include "scan.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 #define STORE_APPLICATION_ID 0x594e414c /* "LANY" as the superblock's magic */
 
 struct store_db;

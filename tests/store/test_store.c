@@ -329,16 +329,17 @@ START_TEST(t_newer_version)
     const char *p = dbpath("newer.db");
     close_ok(open_ok(p, 0));
     sqlite3 *h = raw_open(p);
-    raw_exec(h, "PRAGMA user_version = 2");
+    raw_exec(h, "PRAGMA user_version = 3");
     sqlite3_close(h);
-    expect_refused(p, 0, LANYFS_E_VERSION, "schema version 2 is newer");
+    expect_refused(p, 0, LANYFS_E_VERSION, "schema version 3 is newer");
     expect_refused(p, STORE_OPEN_READONLY, LANYFS_E_VERSION, "use a newer lanyfs-tools");
     /* Left untouched. */
     h = raw_open(p);
-    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 2);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 3);
     sqlite3_close(h);
 }
 END_TEST
+
 
 START_TEST(t_foreign_files)
 {
@@ -530,6 +531,66 @@ static void check_runs_cover_map(struct store_db *db, int64_t id, const struct s
     ck_assert_int_eq(store_block_runs(db, id, 0, UINT64_MAX, check_run, &c, &err), LANYFS_OK);
     ck_assert_uint_eq(c.next, c.n);
 }
+
+static int count_counter_v1(void *ctx, uint64_t block, enum scan_class cls, uint16_t wrcnt)
+{
+    const struct scan_result *r = ctx;
+    const struct scan_block *m = scan_blocks(r);
+    ck_assert_uint_lt(block, scan_block_count(r));
+    ck_assert_int_eq(cls, m[block].cls);
+    ck_assert_uint_eq(wrcnt, m[block].wrcnt);
+    return 0;
+}
+
+/* A version 1 file (counters in a table, metadata cells run together) is upgraded on open. */
+START_TEST(t_upgrade_v1)
+{
+    const char *p = dbpath("v1.db");
+    struct scan_result *r = sample();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "v1.img");
+    close_ok(db);
+    /* Back to version 1 by hand, with the two chain blocks 11 and 12 in one run. */
+    sqlite3 *h = raw_open(p);
+    raw_exec(h, "BEGIN;"
+                "CREATE TABLE counters_t (scan INTEGER NOT NULL, block INTEGER NOT NULL,"
+                " class INTEGER NOT NULL, wrcnt INTEGER NOT NULL,"
+                " PRIMARY KEY (scan, class, block)) WITHOUT ROWID;"
+                "INSERT INTO counters_t SELECT scan, first, class, wrcnt FROM block_runs"
+                " WHERE wrcnt IS NOT NULL;"
+                "DROP VIEW counters;"
+                "ALTER TABLE counters_t RENAME TO counters;"
+                "ALTER TABLE block_runs DROP COLUMN wrcnt;"
+                "UPDATE block_runs SET count = 2 WHERE first = 11;"
+                "DELETE FROM block_runs WHERE first = 12;"
+                "PRAGMA user_version = 1;"
+                "COMMIT;");
+    sqlite3_close(h);
+    /* Read-only, it is refused untouched; read-write, it is upgraded. */
+    expect_refused(p, STORE_OPEN_READONLY, LANYFS_E_VERSION, "write a scan into it once");
+    h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 1);
+    sqlite3_close(h);
+    db = open_ok(p, 0);
+    check_runs_cover_map(db, id, r);
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_counters(db, id, STORE_ANY_CLASS, count_counter_v1, r, &err),
+                     LANYFS_OK);
+    close_ok(db);
+    h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM counters"),
+                     raw_int(h, "SELECT COUNT(*) FROM block_runs WHERE flags & 4"));
+    ck_assert_int_eq(raw_int(h, "SELECT count FROM block_runs WHERE first = 12"), 1);
+    ck_assert_int_eq(raw_int(h, "SELECT wrcnt FROM counters WHERE block = 12"), 65535);
+    sqlite3_close(h);
+    /* And takes new scans. */
+    db = open_ok(p, 0);
+    check_runs_cover_map(db, add_ok(db, r, "v1.img"), r);
+    close_ok(db);
+    scan_result_free(r);
+}
+END_TEST
 
 START_TEST(t_round_trip)
 {
@@ -1433,6 +1494,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_hostile_names);
     tcase_add_test(tc, t_escape_round_trip);
     tcase_add_test(tc, t_sha256);
+    tcase_add_test(tc, t_upgrade_v1);
     tcase_add_test(tc, t_progress);
     tcase_add_test(tc, t_indexes);
     suite_add_tcase(s, tc);
