@@ -1636,33 +1636,116 @@ static void sort_newest(const struct view *v, uint32_t *ids, size_t n)
 }
 
 /*
- * The deleted files that are earlier versions of live file id, newest
- * first, into ids (room for nents); strict: only those that belong to it
- * alone (directory known and equal, or unknown and id the only live file of
- * the name); otherwise also those whose directory is unknown.
+ * The files of a scan sorted for version lookups without a search of all
+ * entries per file: the deleted files by (name, directory, newest first),
+ * the directory being ddir's (0, unknown, first), and the live files by
+ * name.  A lookup is then two binary searches per run.
  */
-static size_t versions_of(const struct view *v, const uint32_t *ddir, uint32_t id, bool strict,
-                          uint32_t *ids)
+struct vindex {
+    const struct view *v;
+    const uint32_t *ddir; /* ddir[id]: a deleted entry's directory, 0 = unknown */
+    uint32_t *del;        /* deleted file ids */
+    size_t ndel;
+    uint32_t *live;       /* live file ids */
+    size_t nlive;
+};
+
+static _Thread_local const struct vindex *sort_ix; /* the same */
+
+static int by_name_dir_newest(const void *a, const void *b)
 {
-    const struct scan_entry *x = &v->ents[id - 1];
-    size_t n = 0, same = 0;
-    if (strict)
-        for (size_t i = 0; i < v->nents; i++) {
-            const struct scan_entry *y = &v->ents[i];
-            if (y->state == SCAN_ENTRY_LIVE && lanyfs_entry_is_file(&y->e) &&
-                name_cmp(&y->e, &x->e) == 0)
-                same++;
-        }
+    uint32_t ia = *(const uint32_t *)a, ib = *(const uint32_t *)b;
+    const struct scan_entry *x = &sort_ix->v->ents[ia - 1], *y = &sort_ix->v->ents[ib - 1];
+    int c = name_cmp(&x->e, &y->e);
+    if (c == 0 && sort_ix->ddir[ia] != sort_ix->ddir[ib])
+        c = sort_ix->ddir[ia] < sort_ix->ddir[ib] ? -1 : 1;
+    return c != 0 ? c : entry_newer(x, y);
+}
+
+static bool vindex_build(const struct view *v, const uint32_t *ddir, struct vindex *ix)
+{
+    *ix = (struct vindex){.v = v, .ddir = ddir};
+    ix->del = malloc((v->nents + 1) * sizeof(*ix->del));
+    ix->live = malloc((v->nents + 1) * sizeof(*ix->live));
+    if (ix->del == NULL || ix->live == NULL)
+        return false;
     for (size_t i = 0; i < v->nents; i++) {
         const struct scan_entry *y = &v->ents[i];
-        if (y->state != SCAN_ENTRY_DELETED || !lanyfs_entry_is_file(&y->e) ||
-            name_cmp(&y->e, &x->e) != 0)
+        if (!lanyfs_entry_is_file(&y->e))
             continue;
-        uint32_t d = ddir[y->id];
-        if (d != 0 ? d == x->parent : (!strict || same == 1))
-            ids[n++] = y->id;
+        if (y->state == SCAN_ENTRY_DELETED)
+            ix->del[ix->ndel++] = y->id;
+        else if (y->state == SCAN_ENTRY_LIVE)
+            ix->live[ix->nlive++] = y->id;
     }
-    sort_newest(v, ids, n);
+    /* The live files have no ddir (0): by name, then newest. */
+    sort_ix = ix;
+    qsort(ix->del, ix->ndel, sizeof(*ix->del), by_name_dir_newest);
+    qsort(ix->live, ix->nlive, sizeof(*ix->live), by_name_dir_newest);
+    return true;
+}
+
+static void vindex_free(struct vindex *ix)
+{
+    free(ix->del);
+    free(ix->live);
+}
+
+/* < 0, 0, > 0: entry id against (name of e, directory dir) in the index's order. */
+static int key_cmp(const struct vindex *ix, uint32_t id, const struct lanyfs_entry *e, uint32_t dir)
+{
+    int c = name_cmp(&ix->v->ents[id - 1].e, e);
+    if (c == 0 && ix->ddir[id] != dir)
+        c = ix->ddir[id] < dir ? -1 : 1;
+    return c;
+}
+
+/* The run [*from, *to) of ids whose (name, directory) is (e's name, dir). */
+static void key_run(const struct vindex *ix, const uint32_t *ids, size_t n,
+                    const struct lanyfs_entry *e, uint32_t dir, size_t *from, size_t *to)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(ix, ids[mid], e, dir) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *from = lo;
+    hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(ix, ids[mid], e, dir) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *to = lo;
+}
+
+/*
+ * The deleted files that are earlier versions of live file id, newest
+ * first, into ids (room for nents): those whose directory is id's, and
+ * those whose directory is unknown -- with strict only when id is the only
+ * live file of the name (they then belong to it alone).
+ */
+static size_t versions_of(const struct vindex *ix, uint32_t id, bool strict, uint32_t *ids)
+{
+    const struct scan_entry *x = &ix->v->ents[id - 1];
+    size_t kf, kt, uf = 0, ut = 0, lf, lt, n = 0;
+    key_run(ix, ix->del, ix->ndel, &x->e, x->parent, &kf, &kt);
+    if (x->parent == 0)
+        kf = kt; /* no directory known: only the unknown run below */
+    key_run(ix, ix->live, ix->nlive, &x->e, 0, &lf, &lt);
+    if (!strict || lt - lf == 1)
+        key_run(ix, ix->del, ix->ndel, &x->e, 0, &uf, &ut);
+    /* Merge the two runs, each newest first. */
+    while (kf < kt || uf < ut) {
+        bool take_known = uf == ut || (kf < kt && entry_newer(&ix->v->ents[ix->del[kf] - 1],
+                                                              &ix->v->ents[ix->del[uf] - 1]) <= 0);
+        ids[n++] = take_known ? ix->del[kf++] : ix->del[uf++];
+    }
     return n;
 }
 
@@ -1680,72 +1763,68 @@ static uint32_t *deleted_dirs(const struct view *v)
 
 /* ---- planning: versions, deleted files, orphans ------------------------------------ */
 
-/* Two deleted entries of one name in one directory (or both unknown). */
-static bool same_place(const struct sv *s, const struct scan_entry *a, const struct scan_entry *b)
-{
-    return name_cmp(&a->e, &b->e) == 0 && s->ddir[a->id] == s->ddir[b->id];
-}
-
 static bool plan_versions(struct sv *s, const struct view *v, size_t live_jobs)
 {
     uint32_t *ids = malloc((s->nents + 1) * sizeof(*ids));
-    if (ids == NULL) {
+    struct vindex ix = {0};
+    bool ok = false;
+    if (ids == NULL || !vindex_build(v, s->ddir, &ix)) {
         s->oom = true;
+        free(ids);
+        vindex_free(&ix);
         return false;
     }
     for (size_t j = 0; j < live_jobs; j++) {
-        struct sv_job jb = s->jobs[j];
-        if (jb.what != SV_JOB_FILE)
+        if (s->jobs[j].what != SV_JOB_FILE)
             continue;
-        size_t n = versions_of(v, s->ddir, jb.entry, true, ids);
+        uint32_t dir = s->jobs[j].dir;
+        size_t n = versions_of(&ix, s->jobs[j].entry, true, ids);
+        unsigned number = 0;
         for (size_t k = 0; k < n; k++) {
             if (s->planned[ids[k]])
                 continue;
             /* Beside the copy, after its name as chosen. */
             char suffix[24];
-            snprintf(suffix, sizeof(suffix), ".~%zu~", k + 1);
-            char *nm = take_name(s, jb.dir, s->jobs[j].name, suffix);
+            snprintf(suffix, sizeof(suffix), ".~%u~", ++number);
+            char *nm = take_name(s, dir, s->jobs[j].name, suffix);
             if (nm == NULL)
-                goto fail;
+                goto out;
             s->planned[ids[k]] = 1;
             if (!job_add(s, (struct sv_job){.what = SV_JOB_FILE, .kind = SALVAGE_KIND_VERSION,
-                                            .entry = ids[k], .dir = jb.dir, .name = nm,
-                                            .version = (unsigned)(k + 1)}))
-                goto fail;
+                                            .entry = ids[k], .dir = dir, .name = nm,
+                                            .version = number}))
+                goto out;
         }
     }
-    /* Paths no longer live: deleted files of one name and directory written more than once. */
-    size_t n = 0;
-    for (size_t i = 0; i < s->nents; i++) {
-        const struct scan_entry *y = &s->ents[i];
-        if (y->state == SCAN_ENTRY_DELETED && lanyfs_entry_is_file(&y->e) && !s->planned[y->id])
-            ids[n++] = y->id;
-    }
-    sort_newest(v, ids, n);
-    for (size_t i = 0; i < n; i++) {
-        const struct scan_entry *a = ent(s, ids[i]);
-        if (s->planned[a->id])
-            continue;
+    /*
+     * Paths no longer live: deleted files of one name and directory (or
+     * both unknown) written more than once, each run of the index newest first.
+     */
+    for (size_t i = 0; i < ix.ndel;) {
+        const struct scan_entry *a = ent(s, ix.del[i]);
+        size_t from = i, to = i + 1;
+        while (to < ix.ndel && key_cmp(&ix, ix.del[to], &a->e, s->ddir[a->id]) == 0)
+            to++;
+        i = to;
         size_t members = 0;
-        for (size_t k = i; k < n; k++)
-            members += !s->planned[ids[k]] && same_place(s, a, ent(s, ids[k]));
+        for (size_t k = from; k < to; k++)
+            members += !s->planned[ix.del[k]];
         if (members < 2)
             continue; /* one deleted file is no versions: --deleted takes it */
         unsigned count = 0;
-        for (size_t k = i; k < n; k++) {
-            const struct scan_entry *b = ent(s, ids[k]);
-            if (s->planned[b->id] || !same_place(s, a, b))
+        for (size_t k = from; k < to; k++) {
+            if (s->planned[ix.del[k]])
                 continue;
             uint32_t d = top_dir(s, &s->d_deleted, "deleted", 0);
-            if (d == SV_NO_DIR || !plan_file(s, SALVAGE_KIND_VERSION, b->id, d, ++count))
-                goto fail;
+            if (d == SV_NO_DIR || !plan_file(s, SALVAGE_KIND_VERSION, ix.del[k], d, ++count))
+                goto out;
         }
     }
+    ok = true;
+out:
+    vindex_free(&ix);
     free(ids);
-    return true;
-fail:
-    free(ids);
-    return false;
+    return ok;
 }
 
 static bool plan_deleted(struct sv *s)
@@ -3118,7 +3197,14 @@ enum lanyfs_err salvage_versions(const struct scan_result *scan, const char *pat
     size_t nv = 0;
     uint32_t dir = 0;
     if (x != NULL && lanyfs_entry_is_file(&x->e)) {
-        nv = versions_of(&v, ddir, live, false, ids);
+        struct vindex ix;
+        if (!vindex_build(&v, ddir, &ix)) {
+            vindex_free(&ix);
+            rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+            goto out;
+        }
+        nv = versions_of(&ix, live, false, ids);
+        vindex_free(&ix);
     } else if (x == NULL) {
         /* No live file: the deleted files of its name, in its directory where known. */
         const char *slash = strrchr(path, '/');

@@ -222,6 +222,27 @@ check '[ "$(col v "files/d/notes.txt.~2~" version)" = 2 ] && [ "$(col v "files/d
     "manifest of a version"
 check '[ "$(stat -c %Y "v/files/d/notes.txt.~1~")" = "$(stat -c %Y v2)" ]' "mtime of a version"
 
+# Two directories, each with its own notes.txt written twice: each earlier version is
+# told to its own directory (its former siblings), never to the other.
+"$mkfs" -b 1024 -a 32 --size 256K ver2.img >/dev/null
+echo x >x
+for d in a b; do
+    echo "$d one" >"${d}1"; echo "$d two, later" >"${d}2"
+    "$lanyfs" mkdir ver2.img /$d
+    "$lanyfs" put ver2.img "${d}1" /$d/notes.txt
+    "$lanyfs" put ver2.img x /$d/aaa
+    "$lanyfs" put ver2.img x /$d/zzz
+    "$lanyfs" rm ver2.img /$d/notes.txt
+    "$lanyfs" put ver2.img "${d}2" /$d/notes.txt
+done
+expect 0 versions ver2.img /b/notes.txt
+check '[ "$(awk "NR>1 {print \$1, \$2}" out.txt | paste -sd,)" = "0 live,1 deleted" ] && ! grep -q unknown out.txt' \
+    "versions of /b/notes.txt: $(cat out.txt)"
+check 'awk "NR==3" out.txt | grep -q " 6  1/1"' "the version of /b is not b's first: $(cat out.txt)"
+expect 0 salvage --versions ver2.img vv2
+check 'cmp -s a1 "vv2/files/a/notes.txt.~1~" && cmp -s b1 "vv2/files/b/notes.txt.~1~" && cmp -s a2 vv2/files/a/notes.txt && [ ! -e "vv2/files/a/notes.txt.~2~" ]' \
+    "versions beside their own paths: $(find vv2/files -type f | sort | paste -sd' ')"
+
 # ---- carving: files of known types, deleted, their blocks owned by nobody ------------
 python3 - <<'EOF'
 import random, struct, zlib
