@@ -180,7 +180,8 @@ static void catch_signals(struct sigaction old[2], bool restore)
 #define W 16 /* column of the values */
 
 static void print_summary(const char *image, const char *outdir, const struct salvage_totals *t,
-                          const char *db, int64_t scan_id)
+                          const struct scan_result *scan, unsigned flags, const char *db,
+                          int64_t scan_id)
 {
     char *img = out_escape(image, strlen(image), 0);
     char *out = out_escape(outdir, strlen(outdir), 0);
@@ -195,6 +196,18 @@ static void print_summary(const char *image, const char *outdir, const struct sa
     out_field(W, "Bytes", "%" PRIu64 " written, %" PRIu64 " of them recovered", t->bytes,
               t->recovered);
     out_field(W, "Manifests", "%s/manifest.csv, %s/manifest.json", out, out);
+    /* What the scan found that was not asked for. */
+    struct scan_summary sum;
+    scan_summarize(scan, &sum);
+    bool del = sum.deleted != 0 && !(flags & SALVAGE_DELETED);
+    bool orph = sum.orphans != 0 && !(flags & SALVAGE_ORPHANS);
+    if (del && orph)
+        out_field(W, "Left out", "%" PRIu64 " deleted entries (--deleted), %" PRIu64
+                  " orphaned entries (--orphans)", sum.deleted, sum.orphans);
+    else if (del)
+        out_field(W, "Left out", "%" PRIu64 " deleted entries (--deleted)", sum.deleted);
+    else if (orph)
+        out_field(W, "Left out", "%" PRIu64 " orphaned entries (--orphans)", sum.orphans);
     if (db != NULL) {
         char *d = out_escape(db, strlen(db), 0);
         out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
@@ -470,7 +483,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (json)
         print_json(b, outdir, res, dbpath, scan_id);
     else if (!quiet)
-        print_summary(image, outdir, &t, dbpath, scan_id);
+        print_summary(image, outdir, &t, scan, flags, dbpath, scan_id);
     out_report_status(&rep, exit_for(&t));
     if (!json)
         out_flush_stdout(&rep);

@@ -69,6 +69,7 @@
 #define SV_MAGIC_BYTES ((size_t)16 << 10)   /* bytes libmagic judges of a copied file */
 #define SV_SEG_MAX ((size_t)64 << 20)       /* longest piece carved as one file */
 #define SV_DEPTH_MAX 4096                   /* deepest output path followed */
+#define SV_FD_KEEP 32                       /* descriptors kept open along the output path */
 #define SV_NO_DIR UINT32_MAX
 #define SV_PENDING (UINT32_MAX - 1)      /* dir_of: on the walk up (dir_for) */
 #define SV_TOP 0                            /* dirs[0]: the output folder itself */
@@ -1129,8 +1130,10 @@ struct sv {
     uint8_t *legal_holes;  /* per entry id: FILE_HOLES without a broken map */
     uint8_t *used;         /* bitmap: blocks this run copied as file data */
 
-    uint32_t cached;       /* the directory whose descriptor is cached, SV_NO_DIR */
-    int cached_fd;
+    uint32_t *path_dir;    /* the output path open now, top first (SV_DEPTH_MAX cells) */
+    int *path_fd;          /* its descriptors: only the deepest SV_FD_KEEP are open, others -1 */
+    size_t path_n;         /* levels in it */
+    uint32_t *chain;       /* scratch for open_dir (SV_DEPTH_MAX cells) */
     magic_t magic;
     uint8_t *buf;          /* SV_RUN_BYTES */
     uint8_t *head;         /* SV_HEAD_BYTES: the start of the file being written */
@@ -1934,35 +1937,64 @@ static int sub_dir(struct sv *s, int pfd, uint32_t d)
     return fd;
 }
 
-/* The descriptor of output directory d (made as needed; cached), -1 when it cannot be had. */
+/* Keep the first n levels of the open output path, closing the rest. */
+static void path_cut(struct sv *s, size_t n)
+{
+    while (s->path_n > n) {
+        s->path_n--;
+        if (s->path_fd[s->path_n] >= 0)
+            close(s->path_fd[s->path_n]);
+        s->path_fd[s->path_n] = -1;
+    }
+}
+
+/*
+ * The descriptor of output directory d (made as needed), -1 when it cannot
+ * be had.  The path to the directory opened last stays open (its deepest
+ * SV_FD_KEEP levels), so the next directory is reached from the nearest
+ * open ancestor: a step in a depth-first walk costs one open, however deep.
+ */
 static int open_dir(struct sv *s, uint32_t d)
 {
     if (d == SV_TOP)
         return s->top;
-    if (d == s->cached)
-        return s->cached_fd;
-    if (s->cached_fd >= 0)
-        close(s->cached_fd);
-    s->cached = SV_NO_DIR;
-    s->cached_fd = -1;
-    uint32_t chain[SV_DEPTH_MAX];
     size_t n = 0;
     for (uint32_t c = d; c != SV_TOP && c != SV_NO_DIR; c = s->dirs[c].parent) {
         if (n == SV_DEPTH_MAX || s->dirs[c].bad)
             return -1;
-        chain[n++] = c;
+        s->chain[n++] = c;
     }
-    int fd = s->top;
-    while (n > 0) {
-        int nfd = sub_dir(s, fd, chain[--n]);
-        if (fd != s->top)
-            close(fd);
+    for (size_t i = 0; i < n / 2; i++) {
+        uint32_t t = s->chain[i];
+        s->chain[i] = s->chain[n - 1 - i];
+        s->chain[n - 1 - i] = t;
+    }
+    size_t p = 0;
+    while (p < n && p < s->path_n && s->path_dir[p] == s->chain[p])
+        p++;
+    if (p == n && s->path_fd[n - 1] >= 0) {
+        path_cut(s, n);
+        return s->path_fd[n - 1];
+    }
+    /* From the deepest open level the two paths share. */
+    size_t j = p;
+    while (j > 0 && s->path_fd[j - 1] < 0)
+        j--;
+    path_cut(s, j);
+    int fd = j == 0 ? s->top : s->path_fd[j - 1];
+    for (size_t i = j; i < n; i++) {
+        int nfd = sub_dir(s, fd, s->chain[i]);
         if (nfd < 0)
             return -1;
+        s->path_dir[i] = s->chain[i];
+        s->path_fd[i] = nfd;
+        s->path_n = i + 1;
+        if (i >= SV_FD_KEEP && s->path_fd[i - SV_FD_KEEP] >= 0) {
+            close(s->path_fd[i - SV_FD_KEEP]);
+            s->path_fd[i - SV_FD_KEEP] = -1;
+        }
         fd = nfd;
     }
-    s->cached = d;
-    s->cached_fd = fd;
     return fd;
 }
 
@@ -2929,8 +2961,11 @@ static enum lanyfs_err write_manifest(struct sv *s, const char *name, const char
 
 static void sv_free(struct sv *s)
 {
-    if (s->cached_fd >= 0)
-        close(s->cached_fd);
+    if (s->path_fd != NULL)
+        path_cut(s, 0);
+    free(s->path_dir);
+    free(s->path_fd);
+    free(s->chain);
     for (size_t i = 0; i < s->ndirs; i++)
         free(s->dirs[i].name);
     free(s->dirs);
@@ -3035,8 +3070,7 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
                             const struct salvage_opts *opts, struct salvage_result **out,
                             struct lanyfs_error *err)
 {
-    struct sv s = {.scan = scan, .fs = fs, .o = opts, .top = outdir_fd, .cached = SV_NO_DIR,
-                   .cached_fd = -1, .d_files = SV_NO_DIR, .d_deleted = SV_NO_DIR,
+    struct sv s = {.scan = scan, .fs = fs, .o = opts, .top = outdir_fd, .d_files = SV_NO_DIR, .d_deleted = SV_NO_DIR,
                    .d_orphans = SV_NO_DIR, .d_carved = SV_NO_DIR};
     enum lanyfs_err rc = LANYFS_OK;
     char *csv = NULL, *json = NULL;
@@ -3078,10 +3112,14 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     s.used = calloc((size_t)(s.nblocks / 8 + 1), 1);
     s.buf = malloc(SV_RUN_BYTES);
     s.head = malloc(SV_HEAD_BYTES);
+    s.path_dir = malloc(SV_DEPTH_MAX * sizeof(*s.path_dir));
+    s.path_fd = malloc(SV_DEPTH_MAX * sizeof(*s.path_fd));
+    s.chain = malloc(SV_DEPTH_MAX * sizeof(*s.chain));
     struct view v = view_of(scan);
     s.ddir = deleted_dirs(&v);
     if (s.dirs == NULL || s.dir_of == NULL || s.planned == NULL || s.legal_holes == NULL ||
-        s.used == NULL || s.buf == NULL || s.head == NULL || s.ddir == NULL) {
+        s.used == NULL || s.buf == NULL || s.head == NULL || s.ddir == NULL ||
+        s.path_dir == NULL || s.path_fd == NULL || s.chain == NULL) {
         rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
         goto out;
     }

@@ -67,6 +67,9 @@ done
 check '[ "$(stat -c %y o1/files/docs/big.bin)" = "$(stat -c %y host/docs/big.bin)" ]' \
     "mtime of big.bin $(stat -c %y o1/files/docs/big.bin), want $(stat -c %y host/docs/big.bin)"
 check '[ "$(stat -c %Y o1/files/hello.txt)" = "$(stat -c %Y host/hello.txt)" ]' "mtime of hello.txt"
+dmod=$("$lanyfs" stat tree.img /docs/deep | sed -n 's/^Modified: *\([^,]*\)Z,.*/\1/p' | tr T ' ')
+check '[ "$(stat -c %y o1/files/docs/deep)" = "$dmod +0000" ]' \
+    "mtime of a directory: $(stat -c %y o1/files/docs/deep), the entry says $dmod"
 check '[ "$(col o1 files/docs/big.bin modified)" = 2024-02-29T12:34:56.123456789Z ]' \
     "manifest modified: $(col o1 files/docs/big.bin modified)"
 check '[ "$(col o1 files/hello.txt mime)" = text/plain ] && [ "$(col o1 files/hello.txt kind)" = live ] && [ "$(col o1 files/hello.txt source_path)" = /hello.txt ]' \
@@ -139,6 +142,19 @@ dd if=/dev/zero of=nosb.img bs=1024 count=1 conv=notrunc 2>/dev/null
 expect 0 salvage nosb.img z
 check 'cmp -s host/docs/big.bin z/files/docs/big.bin && cmp -s host/hello.txt z/files/hello.txt' \
     "no tree from an image with a zeroed superblock: $(find z -type f | paste -sd' ')"
+
+# ---- a deep tree: 300 levels, deeper than the scan walks (256): the rest are orphans ----
+"$mkfs" -b 512 -a 32 --size 1M deep.img >/dev/null
+deep() { python3 -c "import sys; print('/' + '/'.join(['d'] * int(sys.argv[1])))" "$1"; }
+"$lanyfs" mkdir -p deep.img "$(deep 300)"
+for k in 1 100 255 299; do echo "at $k" >at$k; "$lanyfs" put deep.img at$k "$(deep $k)/f$k"; done
+expect 0 salvage deep.img dp1
+check 'grep -q "^Left out: *[0-9]* orphaned entries (--orphans)" out.txt' "the orphans left out are not told: $(cat out.txt)"
+check '[ "$(find dp1 -type f -name "f*" | wc -l)" = 3 ] && cmp -s at100 "dp1/files$(deep 100)/f100"' \
+    "the live part of a deep tree: $(find dp1 -type f -name 'f*' | wc -l) files"
+expect 0 salvage --orphans deep.img dp2
+check '[ "$(find dp2 -type f -name "f*" | wc -l)" = 4 ] && cmp -s at299 "$(find dp2/orphans -name f299)"' \
+    "the orphaned part of a deep tree: $(find dp2 -type f -name 'f*' | wc -l) files"
 
 # ---- deleted files: one whole, one partly handed out again -----------------------
 "$mkfs" -b 1024 -a 32 --size 128K del.img >/dev/null
