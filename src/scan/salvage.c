@@ -255,6 +255,64 @@ static void strset_free(struct strset *s)
     s->cap = s->n = 0;
 }
 
+/* A map from strings to a counter (open addressing): take_name's next number per base. */
+struct ctrmap {
+    char **key;
+    uint32_t *val;
+    size_t cap; /* a power of two, or 0 */
+    size_t n;
+};
+
+/* The counter of key, made 1 when new; NULL when out of memory. */
+static uint32_t *ctrmap_get(struct ctrmap *m, const char *key)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        char **nk = calloc(cap, sizeof(*nk));
+        uint32_t *nv = calloc(cap, sizeof(*nv));
+        if (nk == NULL || nv == NULL) {
+            free(nk);
+            free(nv);
+            return NULL;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->key[i] == NULL)
+                continue;
+            size_t h = (size_t)str_hash(m->key[i], strlen(m->key[i])) & (cap - 1);
+            while (nk[h] != NULL)
+                h = (h + 1) & (cap - 1);
+            nk[h] = m->key[i];
+            nv[h] = m->val[i];
+        }
+        free(m->key);
+        free(m->val);
+        m->key = nk;
+        m->val = nv;
+        m->cap = cap;
+    }
+    size_t h = (size_t)str_hash(key, strlen(key)) & (m->cap - 1);
+    while (m->key[h] != NULL) {
+        if (strcmp(m->key[h], key) == 0)
+            return &m->val[h];
+        h = (h + 1) & (m->cap - 1);
+    }
+    m->key[h] = strdup(key);
+    if (m->key[h] == NULL)
+        return NULL;
+    m->val[h] = 1;
+    m->n++;
+    return &m->val[h];
+}
+
+static void ctrmap_free(struct ctrmap *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->key[i]);
+    free(m->key);
+    free(m->val);
+    *m = (struct ctrmap){0};
+}
+
 /* ---- SHA-256 (the core's) and CRC-32 ------------------------------------------- */
 
 static void sha_final(struct lanyfs_sha256 *c, char hex[65])
@@ -1123,6 +1181,7 @@ struct sv {
     struct sv_job *jobs;
     size_t njobs, jcap;
     struct strset names;   /* "<dir>/<name>" taken */
+    struct ctrmap next_name; /* take_name: the next number to try per base */
     struct strset inodes;  /* "<dev>:<ino>" of the files this run made */
 
     uint8_t *planned;      /* per entry id: 1 when a job copies it */
@@ -1224,16 +1283,25 @@ static uint32_t dir_add(struct sv *s, uint32_t parent, char *name, uint32_t entr
 
 /*
  * Take a name in dir: base, or base~2, base~3, ... (before suffix, which
- * is kept at the end).  Returns the name (malloc) or NULL on no memory.
+ * is kept at the end).  The number to try first for each base and suffix
+ * is remembered, so many equal names cost one try each.  Returns the name
+ * (malloc) or NULL on no memory.
  */
 static char *take_name(struct sv *s, uint32_t dir, const char *base, const char *suffix)
 {
     struct sbuf key = {0}, nm = {0};
-    for (unsigned k = 1; k < 1000000; k++) {
+    sb_printf(&key, "%" PRIu32 "/", dir);
+    sb_str(&key, base);
+    sb_str(&key, "\x01"); /* never in an escaped name */
+    sb_str(&key, suffix);
+    uint32_t *next = key.oom ? NULL : ctrmap_get(&s->next_name, key.p);
+    if (next == NULL)
+        goto fail;
+    for (uint32_t k = *next; k != 0; k++) {
         nm.n = 0;
         sb_str(&nm, base);
         if (k > 1)
-            sb_printf(&nm, "~%u", k);
+            sb_printf(&nm, "~%" PRIu32, k);
         sb_str(&nm, suffix);
         key.n = 0;
         sb_printf(&key, "%" PRIu32 "/", dir);
@@ -1244,10 +1312,12 @@ static char *take_name(struct sv *s, uint32_t dir, const char *base, const char 
         if (added < 0)
             break;
         if (added == 1) {
+            *next = k + 1;
             free(key.p);
             return nm.p;
         }
     }
+fail:
     free(key.p);
     free(nm.p);
     s->oom = true;
@@ -2974,6 +3044,7 @@ static void sv_free(struct sv *s)
     free(s->jobs);
     free(s->dir_of);
     strset_free(&s->names);
+    ctrmap_free(&s->next_name);
     strset_free(&s->inodes);
     free(s->planned);
     free(s->ddir);

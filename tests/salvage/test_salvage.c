@@ -13,7 +13,8 @@
  *  - cancel: a cancel after the first file stops the run, which returns
  *    LANYFS_E_INVAL with the manifests listing that one file;
  *  - paths: a PATH in shown form (escaped) selects its entry; one that
- *    names nothing is counted in totals.missing and reported.
+ *    names nothing is counted in totals.missing and reported;
+ *  - names: 2000 orphans of one name come out under 2000 names.
  */
 #include <check.h>
 #include <errno.h>
@@ -380,6 +381,32 @@ START_TEST(paths_shown_and_missing)
 }
 END_TEST
 
+/* 2000 orphans of one name: all copied, named x, x~2, ... x~2000, one try each. */
+START_TEST(many_equal_names)
+{
+    struct fx *fx = fx_new(9, 4, 2200);
+    ck_assert_ptr_nonnull(fx);
+    for (int i = 0; i < 2000; i++)
+        ck_assert(fx_entry_new(fx, LANYFS_TYPE_FILE, "x", 1) != 0);
+    int dfd;
+    char *dir = tmp_dir(&dfd);
+    struct salvage_opts o = {.flags = SALVAGE_ORPHANS};
+    struct run r;
+    run_salvage(fx, dfd, &o, &r);
+    ck_assert_int_eq(r.rc, LANYFS_OK);
+    struct salvage_totals t;
+    salvage_get_totals(r.res, &t);
+    U_EQ(t.exact, 2000);
+    ck_assert_int_eq(faccessat(dfd, "orphans/x", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_eq(faccessat(dfd, "orphans/x~2", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_eq(faccessat(dfd, "orphans/x~2000", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_ne(faccessat(dfd, "orphans/x~2001", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+    fx_free(fx);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("salvage");
@@ -392,6 +419,7 @@ static Suite *make(void)
     tcase_add_test(tc, progress_by_bytes);
     tcase_add_test(tc, cancel_stops_and_lists);
     tcase_add_test(tc, paths_shown_and_missing);
+    tcase_add_test(tc, many_equal_names);
     suite_add_tcase(s, tc);
     return s;
 }
