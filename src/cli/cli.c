@@ -10,7 +10,7 @@
 
 void cli_print_exit_codes(FILE *out)
 {
-    fputs("Exit status:\n"
+    fputs(_("Exit status:\n"
           "  0  success\n"
           "  1  operational or I/O error\n"
           "  2  usage error\n"
@@ -20,14 +20,18 @@ void cli_print_exit_codes(FILE *out)
           "  6  path not found\n"
           "  7  corrupt structure found (reported on stderr, output still given)\n"
           "  8  (scan) the worst finding is a warning\n"
-          "  9  (salvage) some files came out partial or unrecoverable\n",
+          "  9  (salvage) some files came out partial or unrecoverable\n"),
           out);
 }
 
 int cli_help(const struct cli_command *cmd)
 {
-    printf("Usage: lanyfs %s %s\n%s\n\n%s\n", cmd->name, cmd->synopsis, cmd->summary,
-           cmd->options);
+    /* TRANSLATORS: the usage line; %s are the command and its arguments. */
+    printf(_("Usage: lanyfs %s %s\n"), cmd->name, _(cmd->synopsis));
+    printf("%s\n\n%s", _(cmd->summary), _(cmd->options));
+    for (const char *const *p = cmd->more; p != NULL && *p != NULL; p++)
+        fputs(_(*p), stdout);
+    putchar('\n');
     cli_print_exit_codes(stdout);
     return fflush(stdout) == 0 ? LANYFS_EXIT_OK : LANYFS_EXIT_ERROR;
 }
@@ -39,8 +43,9 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nUsage: lanyfs %s %s\nTry 'lanyfs %s --help' for more information.\n",
-            cmd->name, cmd->synopsis, cmd->name);
+    fputc('\n', stderr);
+    fprintf(stderr, _("Usage: lanyfs %s %s\n"), cmd->name, _(cmd->synopsis));
+    fprintf(stderr, _("Try 'lanyfs %s --help' for more information.\n"), cmd->name);
     return LANYFS_EXIT_USAGE;
 }
 
@@ -51,9 +56,9 @@ int cli_bad_option(const struct cli_command *cmd, char **argv)
     char *esc = out_escape(word, strlen(word), 0);
     int rc;
     if (optopt != 0 && optopt != '?')
-        rc = cli_usage_error(cmd, "invalid option -- '%c' (in '%s')", optopt, esc);
+        rc = cli_usage_error(cmd, _("invalid option -- '%c' (in '%s')"), optopt, esc);
     else
-        rc = cli_usage_error(cmd, "unrecognized option '%s'", esc);
+        rc = cli_usage_error(cmd, _("unrecognized option '%s'"), esc);
     g_free(esc);
     return rc;
 }

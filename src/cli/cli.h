@@ -20,15 +20,23 @@
 #include <stdio.h>
 
 #include "exit_codes.h"
+#include "i18n.h"
 #include "lanyfs.h"
 #include "output.h"
 
+/*
+ * synopsis, summary, options and the strings of more are English, marked
+ * with N_() (i18n.h) and translated where they are printed.
+ */
 struct cli_command {
     const char *name;     /* the word after "lanyfs" */
     const char *synopsis; /* arguments after the name, for usage lines */
     const char *summary;  /* one line for `lanyfs --help` */
     const char *options;  /* option and detail text for `lanyfs NAME --help` */
     int (*run)(const struct cli_command *self, int argc, char **argv); /* exit status */
+    /* Help text printed after options, in parts translated one by one (texts
+     * several commands share); NULL-terminated, or NULL when there is none. */
+    const char *const *more;
 };
 
 /* Print the command's help (usage, summary, options, exit status) to stdout. */

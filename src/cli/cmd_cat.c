@@ -36,33 +36,56 @@ static uint64_t readable_size(struct out_report *rep, struct lanyfs_fs *fs, cons
 {
     const struct lanyfs_geom *g = lanyfs_fs_geom(fs);
     uint64_t blocks = g->blocks;
-    const char *what = "the device holds";
+        enum { DEVICE, IMAGE, NO_DATA, TREE } what = DEVICE;
     if (lanyfs_fs_image_blocks(fs) < blocks) {
         blocks = lanyfs_fs_image_blocks(fs);
-        what = "the image holds";
+        what = IMAGE;
     }
     uint64_t cap = mul_sat(blocks, g->blocksize);
     uint8_t buf[LANYFS_BLOCKSIZE_MAX];
     struct lanyfs_ext_hdr h;
     if (e->subtree == 0) {
         cap = 0;
-        what = "a file without a data pointer holds";
+        what = NO_DATA;
     } else if (lanyfs_fs_read_block(fs, e->subtree, buf, NULL) == LANYFS_OK) {
         lanyfs_ext_decode(&h, buf);
         if (h.type == LANYFS_TYPE_EXT && h.level <= EXT_LEVEL_MAX) {
             uint64_t tree = mul_sat(lanyfs_geom_tree_capacity(g, h.level), g->blocksize);
             if (tree < cap) {
                 cap = tree;
-                what = "its extender tree maps";
+                what = TREE;
             }
         }
     }
     if (e->size <= cap)
         return e->size;
-    char msg[200];
-    snprintf(msg, sizeof(msg), "size %" PRIu64 " bytes is more than %s (%" PRIu64 " bytes); "
-             "output stops there", e->size, what, cap);
-    out_report_add(rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg);
+    /* One whole sentence per limit, so that each translates as a whole. */
+    enum lanyfs_err c = LANYFS_E_CORRUPT;
+    uint64_t nb = LANYFS_NO_BLOCK;
+    switch (what) {
+    case DEVICE:
+        out_report_addf(rep, where, c, nb, N_("size %" PRIu64 " bytes is more than the device "
+                                              "holds (%" PRIu64 " bytes); output stops there"),
+                        e->size, cap);
+        break;
+    case IMAGE:
+        out_report_addf(rep, where, c, nb, N_("size %" PRIu64 " bytes is more than the image "
+                                              "holds (%" PRIu64 " bytes); output stops there"),
+                        e->size, cap);
+        break;
+    case NO_DATA:
+        out_report_addf(rep, where, c, nb, N_("size %" PRIu64 " bytes is more than a file "
+                                              "without a data pointer holds (%" PRIu64
+                                              " bytes); output stops there"),
+                        e->size, cap);
+        break;
+    case TREE:
+        out_report_addf(rep, where, c, nb, N_("size %" PRIu64 " bytes is more than its "
+                                              "extender tree maps (%" PRIu64
+                                              " bytes); output stops there"),
+                        e->size, cap);
+        break;
+    }
     return cap;
 }
 
@@ -97,13 +120,12 @@ static void copy_file(struct out_report *rep, struct lanyfs_fs *fs, const char *
         off += got;
     }
     if (failed > 0) {
-        char msg[160];
-        snprintf(msg, sizeof(msg), "%" PRIu64 " unreadable block(s) written as zeros", failed);
-        out_report_add(rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg);
+        out_report_addf(rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                        N_("%" PRIu64 " unreadable block(s) written as zeros"), failed);
     }
     if (holes > 0) {
         char *esc = out_escape(where, strlen(where), 0);
-        fprintf(stderr, "lanyfs: %s: note: %" PRIu64 " hole block(s) read as zeros\n", esc,
+        fprintf(stderr, _("lanyfs: %s: note: %" PRIu64 " hole block(s) read as zeros\n"), esc,
                 holes);
         g_free(esc);
     }
@@ -127,8 +149,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
             force = true;
             break;
         case 'j':
-            return cli_usage_error(self, "file contents have no JSON form; use 'lanyfs stat "
-                                   "--json' for a file's metadata");
+            return cli_usage_error(self, _("file contents have no JSON form; use 'lanyfs stat "
+                                     "--json' for a file's metadata"));
         case 'h':
             return cli_help(self);
         default:
@@ -136,7 +158,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (argc - optind != 2)
-        return cli_usage_error(self, "expects IMAGE and PATH");
+        return cli_usage_error(self, _("expects IMAGE and PATH"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
 
@@ -163,15 +185,15 @@ out:
 
 const struct cli_command cmd_cat = {
     "cat",
-    "[-f] IMAGE PATH",
-    "Write a file's bytes to standard output.",
-    "Options:\n"
-    "  -f, --force  read an image whose superblock fails its checks\n"
-    "  -h, --help   show this help\n\n"
-    "Holes read as zeros; a note on stderr counts them.  A block that cannot be\n"
-    "read is written as zeros and reported, and the copy goes on (exit status 7).\n"
-    "The copy stops where the extender tree or the device ends, whatever the\n"
-    "size says (reported, exit status 7).\n"
-    "A directory is refused.  --json is refused: use 'lanyfs stat --json'.\n",
+    N_("[-f] IMAGE PATH"),
+    N_("Write a file's bytes to standard output."),
+    N_("Options:\n"
+       "  -f, --force  read an image whose superblock fails its checks\n"
+       "  -h, --help   show this help\n\n"
+       "Holes read as zeros; a note on stderr counts them.  A block that cannot be\n"
+       "read is written as zeros and reported, and the copy goes on (exit status 7).\n"
+       "The copy stops where the extender tree or the device ends, whatever the\n"
+       "size says (reported, exit status 7).\n"
+       "A directory is refused.  --json is refused: use 'lanyfs stat --json'.\n"),
     run,
 };

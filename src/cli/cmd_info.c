@@ -73,58 +73,63 @@ static void print_text(const struct lanyfs_super *sb, const struct derived *d,
     char *magic_esc = out_escape(magic, sizeof(magic), 0);
     char *label = out_escape(sb->label, strnlen((const char *)sb->label, sizeof(sb->label)), 0);
 
-    field("Block type", "0x%02x (%s)", sb->type, out_type_name(sb->type));
-    field("Write counter", "%u", sb->wrcnt);
-    field("Magic number", "0x%08" PRIx32 " (\"%s\")", sb->magic, magic_esc);
-    field("Version", "%u.%u", sb->major, sb->minor);
+    field(_("Block type"), "0x%02x (%s)", sb->type, _(out_type_name(sb->type)));
+    field(_("Write counter"), "%u", sb->wrcnt);
+    field(_("Magic number"), "0x%08" PRIx32 " (\"%s\")", sb->magic, magic_esc);
+    field(_("Version"), "%u.%u", sb->major, sb->minor);
     if (d->geom_ok)
-        field("Block size", "%" PRIu32 " bytes (exponent %u)", d->g.blocksize, sb->blockbits);
+        field(_("Block size"), _("%" PRIu32 " bytes (exponent %u)"), d->g.blocksize,
+              sb->blockbits);
     else
-        field("Block size", "exponent %u", sb->blockbits);
-    field("Address length", "%u byte%s (%u bit)", sb->addrlen, sb->addrlen == 1 ? "" : "s",
-          sb->addrlen * 8u);
-    field("Root directory", "%" PRIu64, sb->rootdir);
-    field("Blocks", "%" PRIu64, sb->blocks);
-    field("Free head", "%" PRIu64, sb->freehead);
-    field("Free tail", "%" PRIu64, sb->freetail);
-    field("Free blocks", "%" PRIu64, sb->freeblocks);
-    field_ts("Created", &sb->created);
-    field_ts("Updated", &sb->updated);
-    field_ts("Checked", &sb->checked);
-    field("Bad blocks list", "%" PRIu64 "%s", sb->badblocks, sb->badblocks ? "" : " (none)");
-    field("Volume label", "%s", label);
-    field("Reserved bytes", "%s", reserved_zero(sb) ? "zero" : "not zero");
+        field(_("Block size"), _("exponent %u"), sb->blockbits);
+    field(_("Address length"), ngettext("%u byte (%u bit)", "%u bytes (%u bit)", sb->addrlen),
+          sb->addrlen, sb->addrlen * 8u);
+    field(_("Root directory"), "%" PRIu64, sb->rootdir);
+    field(_("Blocks"), "%" PRIu64, sb->blocks);
+    field(_("Free head"), "%" PRIu64, sb->freehead);
+    field(_("Free tail"), "%" PRIu64, sb->freetail);
+    field(_("Free blocks"), "%" PRIu64, sb->freeblocks);
+    field_ts(_("Created"), &sb->created);
+    field_ts(_("Updated"), &sb->updated);
+    field_ts(_("Checked"), &sb->checked);
+    field(_("Bad blocks list"), sb->badblocks ? "%" PRIu64 : _("%" PRIu64 " (none)"),
+          sb->badblocks);
+    field(_("Volume label"), "%s", label);
+    field(_("Reserved bytes"), "%s", reserved_zero(sb) ? _("zero") : _("not zero"));
     if (d->geom_ok) {
-        field("Chain slots per block", "%" PRIu32, d->g.chainmax);
-        field("Extender slots", "%" PRIu32, d->g.extmax);
+        field(_("Chain slots per block"), "%" PRIu32, d->g.chainmax);
+        field(_("Extender slots"), "%" PRIu32, d->g.extmax);
         for (unsigned l = 0; l < LEVELS_SHOWN; l++) {
             char name[40];
-            snprintf(name, sizeof(name), "Largest file, level %u", l);
-            field(name, "%" PRIu64 " blocks (%" PRIu64 " bytes%s)", d->lf_blocks[l],
-                  d->lf_bytes[l], d->lf_bytes[l] == UINT64_MAX ? " or more" : "");
+            snprintf(name, sizeof(name), _("Largest file, level %u"), l);
+            field(name,
+                  d->lf_bytes[l] == UINT64_MAX
+                      ? _("%" PRIu64 " blocks (%" PRIu64 " bytes or more)")
+                      : _("%" PRIu64 " blocks (%" PRIu64 " bytes)"),
+                  d->lf_blocks[l], d->lf_bytes[l]);
         }
     } else {
-        field("Chain slots per block", "unknown (invalid geometry)");
-        field("Extender slots", "unknown (invalid geometry)");
+        field(_("Chain slots per block"), _("unknown (invalid geometry)"));
+        field(_("Extender slots"), _("unknown (invalid geometry)"));
     }
-    field("Image size", "%" PRIu64 " bytes", d->image_bytes);
+    field(_("Image size"), _("%" PRIu64 " bytes"), d->image_bytes);
     if (d->geom_ok) {
         if (d->image_blocks > sb->blocks)
-            field("Image blocks", "%" PRIu64 " (%" PRIu64 " more than 'blocks')",
+            field(_("Image blocks"), _("%" PRIu64 " (%" PRIu64 " more than 'blocks')"),
                   d->image_blocks, d->image_blocks - sb->blocks);
         else if (d->image_blocks < sb->blocks)
-            field("Image blocks", "%" PRIu64 " (%" PRIu64 " fewer than 'blocks')",
+            field(_("Image blocks"), _("%" PRIu64 " (%" PRIu64 " fewer than 'blocks')"),
                   d->image_blocks, sb->blocks - d->image_blocks);
         else
-            field("Image blocks", "%" PRIu64, d->image_blocks);
-        field("Overhead", "%" PRIu64 " bytes", d->overhead);
+            field(_("Image blocks"), "%" PRIu64, d->image_blocks);
+        field(_("Overhead"), _("%" PRIu64 " bytes"), d->overhead);
     } else {
-        field("Image blocks", "unknown (invalid geometry)");
-        field("Overhead", "unknown (invalid geometry)");
+        field(_("Image blocks"), _("unknown (invalid geometry)"));
+        field(_("Overhead"), _("unknown (invalid geometry)"));
     }
     for (size_t i = 0; i < npr; i++) {
         char *msg = out_escape(pr[i].msg, strlen(pr[i].msg), 0);
-        printf("Problem: %s%s\n", msg, pr[i].fatal ? "" : " (not fatal)");
+        printf(pr[i].fatal ? _("Problem: %s\n") : _("Problem: %s (not fatal)\n"), msg);
         g_free(msg);
     }
     g_free(label);
@@ -226,7 +231,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error(self, "expects one IMAGE");
+        return cli_usage_error(self, _("expects one IMAGE"));
     const char *image = argv[optind];
 
     struct out_report rep;
@@ -267,13 +272,13 @@ out:
 
 const struct cli_command cmd_info = {
     "info",
-    "[--json] IMAGE",
-    "Show the superblock, its problems and the geometry it implies.",
-    "Options:\n"
-    "  --json      write one JSON document (docs/json.md) instead of text\n"
-    "  -h, --help  show this help\n\n"
-    "The image is shown even when its superblock fails the checks; each problem\n"
-    "follows the fields as a \"Problem:\" line, and the exit status is that of\n"
-    "the first fatal one.\n",
+    N_("[--json] IMAGE"),
+    N_("Show the superblock, its problems and the geometry it implies."),
+    N_("Options:\n"
+       "  --json      write one JSON document (docs/json.md) instead of text\n"
+       "  -h, --help  show this help\n\n"
+       "The image is shown even when its superblock fails the checks; each problem\n"
+       "follows the fields as a \"Problem:\" line, and the exit status is that of\n"
+       "the first fatal one.\n"),
     run,
 };

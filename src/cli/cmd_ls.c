@@ -129,10 +129,10 @@ static const struct {
     unsigned bit;     /* LANYFS_DIR_* */
     const char *name; /* how the summary line names it */
 } dir_problem_names[] = {
-    {LANYFS_DIR_CYCLE, "cycle"},         {LANYFS_DIR_BADPTR, "bad pointer"},
-    {LANYFS_DIR_BADTYPE, "bad type"},    {LANYFS_DIR_ORDER, "order"},
-    {LANYFS_DIR_DUP, "duplicate name"},  {LANYFS_DIR_READERR, "read error"},
-    {LANYFS_DIR_BADNAME, "bad name"},
+    {LANYFS_DIR_CYCLE, N_("cycle")},          {LANYFS_DIR_BADPTR, N_("bad pointer")},
+    {LANYFS_DIR_BADTYPE, N_("bad type")},     {LANYFS_DIR_ORDER, N_("order")},
+    {LANYFS_DIR_DUP, N_("duplicate name")},   {LANYFS_DIR_READERR, N_("read error")},
+    {LANYFS_DIR_BADNAME, N_("bad name")},
 };
 
 static void report_dir_problems(struct ls_ctx *c, const char *path,
@@ -143,16 +143,22 @@ static void report_dir_problems(struct ls_ctx *c, const char *path,
     out_report_add_shown(c->rep, path, l->first.code, l->first.block, l->first.msg);
     if ((l->problems & (l->problems - 1)) == 0)
         return; /* one kind only: the message above says it */
-    GString *s = g_string_new("problems found in this directory: ");
-    bool any = false;
+    /* The kinds in English for JSON, translated for stderr. */
+    GString *s = g_string_new(NULL), *shown = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(dir_problem_names); i++) {
         if (l->problems & dir_problem_names[i].bit) {
-            g_string_append_printf(s, "%s%s", any ? ", " : "", dir_problem_names[i].name);
-            any = true;
+            const char *sep = s->len > 0 ? ", " : "";
+            g_string_append_printf(s, "%s%s", sep, dir_problem_names[i].name);
+            g_string_append_printf(shown, "%s%s", sep, _(dir_problem_names[i].name));
         }
     }
-    out_report_add_shown(c->rep, path, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, s->str);
+    char *english = g_strconcat("problems found in this directory: ", s->str, NULL);
+    char *text = g_strdup_printf(_("problems found in this directory: %s"), shown->str);
+    out_report_add_l10n_shown(c->rep, path, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, english, text);
+    g_free(text);
+    g_free(english);
     g_string_free(s, TRUE);
+    g_string_free(shown, TRUE);
 }
 
 static void push_work(struct ls_ctx *c, char *path, uint64_t block, unsigned depth)
@@ -172,10 +178,10 @@ static bool claim(struct ls_ctx *c, uint64_t blk, const char *path)
 {
     const char *first = g_hash_table_lookup(c->claimed, &blk);
     if (first != NULL) {
-        char *msg = g_strdup_printf("directory block %" PRIu64 " is reached again here; "
-                                    "listed as %s, not entered twice", blk, first);
-        out_report_add_shown(c->rep, path, LANYFS_E_CYCLE, blk, msg);
-        g_free(msg);
+        out_report_addf_shown(c->rep, path, LANYFS_E_CYCLE, blk,
+                              N_("directory block %" PRIu64 " is reached again here; "
+                                 "listed as %s, not entered twice"),
+                              blk, first);
         return false;
     }
     gint64 *key = g_new(gint64, 1);
@@ -212,10 +218,9 @@ static void list_one(struct ls_ctx *c, struct work *w)
         char *path = child_path(w->path, name);
         g_free(name);
         if (w->depth + 1 > DEPTH_MAX) {
-            char msg[80];
-            snprintf(msg, sizeof(msg), "nested deeper than %d directories; not entered",
-                     DEPTH_MAX);
-            out_report_add_shown(c->rep, path, LANYFS_E_CORRUPT, d->block, msg);
+            out_report_addf_shown(c->rep, path, LANYFS_E_CORRUPT, d->block,
+                                  N_("nested deeper than %d directories; not entered"),
+                                  DEPTH_MAX);
             g_free(path);
             continue;
         }
@@ -296,7 +301,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     }
     int nargs = argc - optind;
     if (nargs < 1 || nargs > 2)
-        return cli_usage_error(self, "expects IMAGE and at most one PATH");
+        return cli_usage_error(self, _("expects IMAGE and at most one PATH"));
     const char *image = argv[optind];
     const char *path = nargs == 2 ? argv[optind + 1] : "/";
 
@@ -339,22 +344,22 @@ static int run(const struct cli_command *self, int argc, char **argv)
 
 const struct cli_command cmd_ls = {
     "ls",
-    "[-l] [-R] [-a] [-f] [--json] IMAGE [PATH]",
-    "List a directory (the root by default), sorted by name.",
-    "Options:\n"
-    "  -l, --long       show type, attributes, size, modified time and block:\n"
-    "                   TYPE ATTR SIZE MODIFIED BLOCK NAME, where TYPE is d or -,\n"
-    "                   ATTR has w (no-write), x (no-exec), h (hidden), a (archive)\n"
-    "                   or '-' for each, and '+' when undefined bits are set;\n"
-    "                   SIZE is '-' for a directory, MODIFIED is ISO 8601 UTC\n"
-    "                   to the second\n"
-    "  -R, --recursive  list subdirectories too, each under a \"PATH:\" header\n"
-    "  -a, --all        show entries with the hidden attribute\n"
-    "  -f, --force      read an image whose superblock fails its checks\n"
-    "      --json       write one JSON document (docs/json.md) instead of text\n"
-    "  -h, --help       show this help\n\n"
-    "Problems in a directory tree are reported on stderr as \"lanyfs: PATH: ...\";\n"
-    "everything reachable is still listed.  A directory reached twice is entered\n"
-    "once; -R follows at most 128 levels.\n",
+    N_("[-l] [-R] [-a] [-f] [--json] IMAGE [PATH]"),
+    N_("List a directory (the root by default), sorted by name."),
+    N_("Options:\n"
+       "  -l, --long       show type, attributes, size, modified time and block:\n"
+       "                   TYPE ATTR SIZE MODIFIED BLOCK NAME, where TYPE is d or -,\n"
+       "                   ATTR has w (no-write), x (no-exec), h (hidden), a (archive)\n"
+       "                   or '-' for each, and '+' when undefined bits are set;\n"
+       "                   SIZE is '-' for a directory, MODIFIED is ISO 8601 UTC\n"
+       "                   to the second\n"
+       "  -R, --recursive  list subdirectories too, each under a \"PATH:\" header\n"
+       "  -a, --all        show entries with the hidden attribute\n"
+       "  -f, --force      read an image whose superblock fails its checks\n"
+       "      --json       write one JSON document (docs/json.md) instead of text\n"
+       "  -h, --help       show this help\n\n"
+       "Problems in a directory tree are reported on stderr as \"lanyfs: PATH: ...\";\n"
+       "everything reachable is still listed.  A directory reached twice is entered\n"
+       "once; -R follows at most 128 levels.\n"),
     run,
 };

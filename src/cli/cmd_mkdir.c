@@ -34,7 +34,7 @@ static bool walk_existing(struct wcli *s, const char *path, const struct wcli_pa
     for (i = 0; i < p->n; i++) {
         if (!lanyfs_entry_is_dir(last)) {
             char *up = wcli_path_join(p, i);
-            wcli_fail(s, path, LANYFS_E_NOTDIR, "the parent %s is a file, not a directory", up);
+            wcli_fail(s, path, LANYFS_E_NOTDIR, N_("the parent %s is a file, not a directory"), up);
             g_free(up);
             return false;
         }
@@ -74,7 +74,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 2)
-        return cli_usage_error(self, "expects IMAGE and PATH");
+        return cli_usage_error(self, _("expects IMAGE and PATH"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
 
@@ -88,22 +88,22 @@ static int run(const struct cli_command *self, int argc, char **argv)
         goto out;
     if (p.n == 0) {
         if (!parents)
-            wcli_fail(&s, path, LANYFS_E_EXISTS, "the root directory already exists");
+            wcli_fail(&s, path, LANYFS_E_EXISTS, N_("the root directory already exists"));
         goto out;
     }
     if (!walk_existing(&s, path, &p, &first, &dir, &last))
         goto out;
     if (first == p.n) {
         if (!lanyfs_entry_is_dir(&last))
-            wcli_fail(&s, path, LANYFS_E_EXISTS, "already exists, as a file");
+            wcli_fail(&s, path, LANYFS_E_EXISTS, N_("already exists, as a file"));
         else if (!parents)
-            wcli_fail(&s, path, LANYFS_E_EXISTS, "already exists");
+            wcli_fail(&s, path, LANYFS_E_EXISTS, N_("already exists"));
         goto out; /* -p and a directory: nothing to do */
     }
     if (!parents && first + 1 < p.n) {
         char *up = wcli_path_join(&p, first + 1);
         wcli_fail(&s, path, LANYFS_E_NOTFOUND,
-                  "the parent directory %s does not exist (-p creates it)", up);
+                  N_("the parent directory %s does not exist (-p creates it)"), up);
         g_free(up);
         goto out;
     }
@@ -115,7 +115,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         goto out;
     if (avail < p.n - first) {
         wcli_fail(&s, path, LANYFS_E_NOSPC,
-                  "no space left on the device: %zu block(s) needed, %" PRIu64 " free",
+                  N_("no space left on the device: %zu block(s) needed, %" PRIu64 " free"),
                   p.n - first, avail);
         goto out;
     }
@@ -146,11 +146,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
         if (rc != LANYFS_OK || !lanyfs_entry_is_dir(&e)) {
             const char *why = rc != LANYFS_OK ? err.msg : "it reads back as a file";
             if (o.mode == LANYFS_WRITE_DRIVER2012)
-                wcli_mark(&s, sub, "the new directory is not on the disk after the unmount: %s",
+                wcli_mark(&s, sub, N_("the new directory is not on the disk after the unmount: %s"),
                           why);
             else
                 wcli_fail(&s, sub, LANYFS_E_CORRUPT,
-                          "the new directory is not on the disk after the unmount: %s", why);
+                          N_("the new directory is not on the disk after the unmount: %s"), why);
         }
         g_free(sub);
     }
@@ -159,12 +159,20 @@ out:
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_mkdir = {
     "mkdir",
-    "[-p] [--driver=MODE] [--log FILE] IMAGE PATH",
-    "Create a directory.",
-    "Options:\n"
-    "  -p, --parents      create missing parents too; an existing directory is\n"
-    "                     no error\n" WCLI_HELP_OPTIONS "\n" WCLI_HELP_NOTES,
+    N_("[-p] [--driver=MODE] [--log FILE] IMAGE PATH"),
+    N_("Create a directory."),
+    N_("Options:\n"
+       "  -p, --parents      create missing parents too; an existing directory is\n"
+       "                     no error\n"),
     run,
+    help_more,
 };

@@ -50,7 +50,7 @@ static void check_dir(struct wcli *s, const char *where, uint64_t dir,
         return;
     if (s->o.mode == LANYFS_WRITE_DRIVER2012)
         wcli_mark(s, where,
-                  "after the rename this directory differs from what was asked (%s): %s",
+                  N_("after the rename this directory differs from what was asked (%s): %s"),
                   over_dir ? "the 2012 driver removes the directory it replaces with rmdir, "
                              "which drops the new parent's link count to 0, so the parent's "
                              "own tree changes are not written back, format section 9.12; "
@@ -60,7 +60,7 @@ static void check_dir(struct wcli *s, const char *where, uint64_t dir,
                   diff);
     else
         wcli_fail(s, where, LANYFS_E_CORRUPT,
-                  "after the rename this directory differs from what was asked: %s", diff);
+                  N_("after the rename this directory differs from what was asked: %s"), diff);
     g_free(diff);
 }
 
@@ -90,7 +90,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 3)
-        return cli_usage_error(self, "expects IMAGE, OLD and NEW");
+        return cli_usage_error(self, _("expects IMAGE, OLD and NEW"));
     const char *image = argv[optind];
     const char *from = argv[optind + 1];
     const char *to = argv[optind + 2];
@@ -105,11 +105,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!wcli_open(&s) || !wcli_target(&s, from, &src))
         goto out;
     if (src.p.n == 0) {
-        wcli_fail(&s, from, LANYFS_E_INVAL, "the root directory cannot be moved");
+        wcli_fail(&s, from, LANYFS_E_INVAL, N_("the root directory cannot be moved"));
         goto out;
     }
     if (!src.exists) {
-        wcli_fail(&s, from, LANYFS_E_NOTFOUND, "no such file or directory");
+        wcli_fail(&s, from, LANYFS_E_NOTFOUND, N_("no such file or directory"));
         goto out;
     }
     if (!wcli_target(&s, to, &dst))
@@ -120,11 +120,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!no_target_dir && (wants_dir || (dst.exists && lanyfs_entry_is_dir(&dst.e) &&
                                          dst.blk != src.blk))) {
         if (!dst.exists) {
-            wcli_fail(&s, to, LANYFS_E_NOTFOUND, "no such directory");
+            wcli_fail(&s, to, LANYFS_E_NOTFOUND, N_("no such directory"));
             goto out;
         }
         if (!lanyfs_entry_is_dir(&dst.e)) {
-            wcli_fail(&s, to, LANYFS_E_NOTDIR, "not a directory");
+            wcli_fail(&s, to, LANYFS_E_NOTDIR, N_("not a directory"));
             goto out;
         }
         char *base = g_strdup(src.p.names[src.p.n - 1]);
@@ -137,32 +137,32 @@ static int run(const struct cli_command *self, int argc, char **argv)
         where = into;
     }
     if (dst.p.n == 0) {
-        wcli_fail(&s, to, LANYFS_E_EXISTS, "the root directory cannot be replaced");
+        wcli_fail(&s, to, LANYFS_E_EXISTS, N_("the root directory cannot be replaced"));
         goto out;
     }
     if (dst.exists && dst.blk == src.blk)
         goto out; /* OLD and NEW are one entry: nothing to do */
     bool src_dir = lanyfs_entry_is_dir(&src.e);
     if (src_dir && path_within(&src.p, &dst.p)) {
-        wcli_fail(&s, where, LANYFS_E_INVAL, "cannot move the directory %s below itself", from);
+        wcli_fail(&s, where, LANYFS_E_INVAL, N_("cannot move the directory %s below itself"), from);
         goto out;
     }
     if (dst.exists) {
         bool dst_dir = lanyfs_entry_is_dir(&dst.e);
         if (!force) {
-            wcli_fail(&s, where, LANYFS_E_EXISTS, "already exists (-f replaces it)");
+            wcli_fail(&s, where, LANYFS_E_EXISTS, N_("already exists (-f replaces it)"));
             goto out;
         }
         if (src_dir && !dst_dir) {
-            wcli_fail(&s, where, LANYFS_E_NOTDIR, "cannot replace a file with a directory");
+            wcli_fail(&s, where, LANYFS_E_NOTDIR, N_("cannot replace a file with a directory"));
             goto out;
         }
         if (!src_dir && dst_dir) {
-            wcli_fail(&s, where, LANYFS_E_ISDIR, "cannot replace a directory with a file");
+            wcli_fail(&s, where, LANYFS_E_ISDIR, N_("cannot replace a directory with a file"));
             goto out;
         }
         if (dst_dir && dst.e.subtree != 0 && !drv) {
-            wcli_fail(&s, where, LANYFS_E_NOTEMPTY, "directory not empty");
+            wcli_fail(&s, where, LANYFS_E_NOTEMPTY, N_("directory not empty"));
             goto out;
         }
     }
@@ -192,7 +192,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (rc != LANYFS_OK && drv) {
         /* The checks above passed: the driver failed half-way (SPEC-§9.9). */
         wcli_op_done(&s);
-        wcli_mark(&s, where, "the 2012 driver's rename failed half-way (format section 9.9): %s",
+        wcli_mark(&s, where,
+                  N_("the 2012 driver's rename failed half-way (format section 9.9): %s"),
                   err.msg);
     } else if (!wcli_op_end(&s, rc, where, &err)) {
         wcli_unmount(&s, s.refused);
@@ -230,17 +231,23 @@ out:
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    N_("When NEW is an existing directory (or ends in '/'), OLD moves into it.\n\n"),
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_mv = {
     "mv",
-    "[-f] [-T] [--driver=MODE] [--log FILE] IMAGE OLD NEW",
-    "Rename or move a file or directory.",
-    "Options:\n"
-    "  -f, --force        replace an existing NEW (a file by a file, a directory by\n"
-    "                     an empty directory)\n"
-    "  -T, --no-target-directory\n"
-    "                     NEW is the new name even when it is a directory\n" WCLI_HELP_OPTIONS
-    "\n"
-    "When NEW is an existing directory (or ends in '/'), OLD moves into it.\n\n"
-    WCLI_HELP_NOTES,
+    N_("[-f] [-T] [--driver=MODE] [--log FILE] IMAGE OLD NEW"),
+    N_("Rename or move a file or directory."),
+    N_("Options:\n"
+       "  -f, --force        replace an existing NEW (a file by a file, a directory by\n"
+       "                     an empty directory)\n"
+       "  -T, --no-target-directory\n"
+       "                     NEW is the new name even when it is a directory\n"),
     run,
+    help_more,
 };

@@ -115,7 +115,7 @@ static bool enter_once(struct walk *wk, const char *host, const struct stat *st)
     char *key = g_strdup_printf("%ju:%ju", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino);
     if (!g_hash_table_add(wk->dirs_seen, key)) {
         wcli_fail(wk->s, host, LANYFS_E_CYCLE,
-                  "this host directory is reached twice (a loop of mounts); not copied");
+                  N_("this host directory is reached twice (a loop of mounts); not copied"));
         return false;
     }
     return true;
@@ -150,7 +150,7 @@ static GPtrArray *read_names(struct walk *wk, const char *path, int *dfd_out)
     closedir(d);
     return names;
 out_fail:
-    wcli_fail(wk->s, path, LANYFS_E_IO, "cannot read the directory: %s", strerror(errno));
+    wcli_fail(wk->s, path, LANYFS_E_IO, N_("cannot read the directory: %s"), strerror(errno));
     if (names != NULL)
         g_ptr_array_free(names, TRUE);
     if (d != NULL)
@@ -174,27 +174,29 @@ static bool walk_dir(struct walk *wk, struct pending_dir *pd)
         const char *name = names->pdata[i];
         char *host = join(pd->host, name);
         if (strlen(host) >= PATH_MAX) {
-            wcli_fail(s, host, LANYFS_E_NAME, "the host path is longer than %d bytes",
+            wcli_fail(s, host, LANYFS_E_NAME, N_("the host path is longer than %d bytes"),
                       PATH_MAX - 1);
             g_free(host);
             goto out;
         }
         struct stat st;
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            wcli_fail(s, host, LANYFS_E_IO, "cannot stat: %s", strerror(errno));
+            wcli_fail(s, host, LANYFS_E_IO, N_("cannot stat: %s"), strerror(errno));
             g_free(host);
             goto out;
         }
         if (S_ISLNK(st.st_mode) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
-            wcli_warn(s, host, "%s skipped", S_ISLNK(st.st_mode) ? "symbolic link"
-                                                               : "not a regular file or directory");
+            if (S_ISLNK(st.st_mode))
+                wcli_warn(s, host, N_("symbolic link skipped"));
+            else
+                wcli_warn(s, host, N_("not a regular file or directory skipped"));
             wk->skipped++;
             g_free(host);
             continue;
         }
         if (wk->have_image_st && st.st_dev == wk->image_st.st_dev &&
             st.st_ino == wk->image_st.st_ino) {
-            wcli_warn(s, host, "the image itself is skipped");
+            wcli_warn(s, host, N_("the image itself is skipped"));
             wk->skipped++;
             g_free(host);
             continue;
@@ -240,11 +242,11 @@ static bool walk_tree(struct walk *wk, const char *host, const char *lpath)
 {
     struct stat st;
     if (stat(host, &st) != 0) {
-        wcli_fail(wk->s, host, LANYFS_E_IO, "cannot stat: %s", strerror(errno));
+        wcli_fail(wk->s, host, LANYFS_E_IO, N_("cannot stat: %s"), strerror(errno));
         return false;
     }
     if (!S_ISDIR(st.st_mode)) {
-        wcli_fail(wk->s, host, LANYFS_E_NOTDIR, "not a directory (put -r copies a tree)");
+        wcli_fail(wk->s, host, LANYFS_E_NOTDIR, N_("not a directory (put -r copies a tree)"));
         return false;
     }
     if (!enter_once(wk, host, &st))
@@ -278,19 +280,19 @@ static void mark_growth(struct wcli *s, const char *lpath, uint64_t nblocks,
     uint64_t allocs = now.allocs - before->allocs;
     if (nblocks == (uint64_t)g->extmax + 1) {
         wcli_mark(s, lpath,
-                  "the file has %" PRIu64 " blocks, one more than an extender maps: the 2012 "
-                  "driver added a level-1 extender without a child for file block %" PRIu32
-                  " and wrote that block over file block 0's disk block (format section 9.7); "
-                  "the file reads back with its first block replaced",
+                  N_("the file has %" PRIu64 " blocks, one more than an extender maps: the 2012 "
+                     "driver added a level-1 extender without a child for file block %" PRIu32
+                     " and wrote that block over file block 0's disk block (format section 9.7); "
+                     "the file reads back with its first block replaced"),
                   nblocks, g->extmax);
         return;
     }
     wcli_mark(s, lpath,
-              "the file has %" PRIu64 " blocks, more than the %" PRIu32 " an extender maps: the "
-              "2012 driver wrote file block %" PRIu32 " over file block 0's disk block, and "
-              "from file block %" PRIu32 " on its growth loop allocated empty extenders, all "
-              "but the last orphaned, until %s: %" PRIu64 " blocks allocated for this file, %"
-              PRIu64 " left free (format section 9.7); the file does not read back as written",
+              N_("the file has %" PRIu64 " blocks, more than the %" PRIu32 " an extender maps: the "
+                 "2012 driver wrote file block %" PRIu32 " over file block 0's disk block, and "
+                 "from file block %" PRIu32 " on its growth loop allocated empty extenders, all "
+                 "but the last orphaned, until %s: %" PRIu64 " blocks allocated for this file, %"
+                 PRIu64 " left free (format section 9.7); the file does not read back as written"),
               nblocks, g->extmax, g->extmax, g->extmax + 1,
               now.freeblocks == 0 || now.freehead == 0 ? "the device was full"
                                                         : "its data was written",
@@ -305,12 +307,12 @@ static bool put_item(struct wcli *s, const struct item *it, uint8_t **buf, size_
     if (!wcli_read_host(s, it->host, false, buf, cap, len, &st))
         return false;
     if (st.st_dev != it->dev || st.st_ino != it->ino) {
-        wcli_fail(s, it->host, LANYFS_E_IO, "the host file was replaced during the copy");
+        wcli_fail(s, it->host, LANYFS_E_IO, N_("the host file was replaced during the copy"));
         return false;
     }
     if (*len != it->size)
-        wcli_warn(s, it->host, "the file changed size during the copy (%" PRIu64
-                  " bytes, now %zu)", it->size, *len);
+        wcli_warn(s, it->host, N_("the file changed size during the copy (%" PRIu64
+                     " bytes, now %zu)"), it->size, *len);
     struct lanyfs_ts mtime;
     wcli_mtime(&st, &mtime);
     struct lanyfs_error err;
@@ -346,7 +348,7 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
         goto out;
     top = wcli_path_join(&t.p, t.p.n);
     if (t.exists && !lanyfs_entry_is_dir(&t.e)) {
-        wcli_fail(s, path, LANYFS_E_EXISTS, "already exists, as a file");
+        wcli_fail(s, path, LANYFS_E_EXISTS, N_("already exists, as a file"));
         goto out;
     }
     if (!t.exists) {
@@ -372,7 +374,7 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
             if (!wcli_lookup(s, it->lpath, t.blk, slash + 1, &found, &blk, &e))
                 goto out;
             if (found) {
-                wcli_fail(s, it->lpath, LANYFS_E_EXISTS, "already exists");
+                wcli_fail(s, it->lpath, LANYFS_E_EXISTS, N_("already exists"));
                 clashes++;
             }
         }
@@ -384,8 +386,8 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
         goto out;
     if (avail < wk.need) {
         wcli_fail(s, path, LANYFS_E_NOSPC,
-                  "no space left on the device: the copy needs %" PRIu64 " blocks, %" PRIu64
-                  " are free",
+                  N_("no space left on the device: the copy needs %" PRIu64 " blocks, %" PRIu64
+                     " are free"),
                   wk.need, avail);
         goto out;
     }
@@ -411,7 +413,7 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
         struct item *it = wk.items->pdata[done];
         if (interrupted) {
             wcli_fail(s, path, LANYFS_E_IO,
-                      "interrupted after %zu of %u entries; those are in the image", done,
+                      N_("interrupted after %zu of %u entries; those are in the image"), done,
                       wk.items->len);
             ok = false;
             break;
@@ -429,7 +431,7 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
     }
     if (!ok && s->ops_done > 0 && !interrupted)
         wcli_fail(s, path, LANYFS_E_IO,
-                  "the copy stopped after %zu of %u entries; those are in the image", done,
+                  N_("the copy stopped after %zu of %u entries; those are in the image"), done,
                   wk.items->len);
     wcli_unmount(s, s->refused);
     sigaction(SIGINT, &old_int, NULL);
@@ -476,16 +478,16 @@ static void put_file(struct wcli *s, const char *host, const char *path, bool fo
     bool wants_dir = plen > 0 && path[plen - 1] == '/';
     if ((t.exists && lanyfs_entry_is_dir(&t.e)) || wants_dir) {
         if (!t.exists) {
-            wcli_fail(s, path, LANYFS_E_NOTFOUND, "no such directory");
+            wcli_fail(s, path, LANYFS_E_NOTFOUND, N_("no such directory"));
             goto out;
         }
         if (!lanyfs_entry_is_dir(&t.e)) {
-            wcli_fail(s, path, LANYFS_E_NOTDIR, "not a directory");
+            wcli_fail(s, path, LANYFS_E_NOTDIR, N_("not a directory"));
             goto out;
         }
         char *base = host_basename(host);
         if (base == NULL) {
-            wcli_fail(s, path, LANYFS_E_INVAL, "is a directory; name the new file");
+            wcli_fail(s, path, LANYFS_E_INVAL, N_("is a directory; name the new file"));
             goto out;
         }
         into = join(path, base);
@@ -494,13 +496,13 @@ static void put_file(struct wcli *s, const char *host, const char *path, bool fo
         if (!wcli_target(s, into, &t))
             goto out;
         if (t.exists && lanyfs_entry_is_dir(&t.e)) {
-            wcli_fail(s, into, LANYFS_E_ISDIR, "is a directory");
+            wcli_fail(s, into, LANYFS_E_ISDIR, N_("is a directory"));
             goto out;
         }
     }
     const char *where = into ? into : path;
     if (t.exists && !force) {
-        wcli_fail(s, where, LANYFS_E_EXISTS, "already exists (-f replaces it)");
+        wcli_fail(s, where, LANYFS_E_EXISTS, N_("already exists (-f replaces it)"));
         goto out;
     }
     const char *name = t.p.names[t.p.n - 1];
@@ -536,19 +538,19 @@ static void put_file(struct wcli *s, const char *host, const char *path, bool fo
     lanyfs_error_clear(&err);
     if (lanyfs_path_resolve(s->fs, lpath, &blk, &e, &err) != LANYFS_OK) {
         if (s->o.mode == LANYFS_WRITE_DRIVER2012)
-            wcli_mark(s, where, "the file is not on the disk after the unmount: %s", err.msg);
+            wcli_mark(s, where, N_("the file is not on the disk after the unmount: %s"), err.msg);
         else
             wcli_fail(s, where, LANYFS_E_CORRUPT,
-                      "the file is not on the disk after the unmount: %s", err.msg);
+                      N_("the file is not on the disk after the unmount: %s"), err.msg);
     } else if (!wcli_file_matches(s, &e, buf, len, &diff) && !grows) {
         if (s->o.mode == LANYFS_WRITE_DRIVER2012)
-            wcli_mark(s, where, "the file reads back different from %s (size %" PRIu64
-                      ", first difference in file block %" PRIu64 ")",
+            wcli_mark(s, where, N_("the file reads back different from %s (size %" PRIu64
+                         ", first difference in file block %" PRIu64 ")"),
                       host, e.size, diff);
         else
             wcli_fail(s, where, LANYFS_E_CORRUPT,
-                      "the file reads back different from %s (size %" PRIu64
-                      ", first difference in file block %" PRIu64 ")",
+                      N_("the file reads back different from %s (size %" PRIu64
+                         ", first difference in file block %" PRIu64 ")"),
                       host, e.size, diff);
     }
 out:
@@ -585,14 +587,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 3)
-        return cli_usage_error(self, "expects IMAGE, a host file and PATH");
+        return cli_usage_error(self, _("expects IMAGE, a host file and PATH"));
     if (recursive && force)
-        return cli_usage_error(self, "-f replaces one file; a tree copy never replaces");
+        return cli_usage_error(self, _("-f replaces one file; a tree copy never replaces"));
     const char *image = argv[optind];
     const char *host = argv[optind + 1];
     const char *path = argv[optind + 2];
     if (recursive && strcmp(host, "-") == 0)
-        return cli_usage_error(self, "-r copies a host directory, not standard input");
+        return cli_usage_error(self, _("-r copies a host directory, not standard input"));
 
     struct wcli s;
     wcli_init(&s, self, image, &o);
@@ -605,19 +607,27 @@ static int run(const struct cli_command *self, int argc, char **argv)
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    N_("Modified times are copied from the host.  Without -r, a PATH that is a\n"
+       "directory (or ends in '/') receives the file under its host name, and\n"
+       "HOSTFILE '-' reads standard input.  A tree copy checks every name and the\n"
+       "space it needs before it writes anything.\n\n"),
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_put = {
     "put",
-    "[-r | -f] [--driver=MODE] [--log FILE] IMAGE HOSTFILE PATH",
-    "Copy a host file (or with -r a host directory's tree) into the image.",
-    "Options:\n"
-    "  -r, --recursive    copy the contents of the host directory HOSTFILE into the\n"
-    "                     directory PATH, created when missing; names are copied in\n"
-    "                     sorted order, symbolic links and special files are skipped\n"
-    "                     with a warning; no existing entry is ever replaced\n"
-    "  -f, --force        replace an existing file PATH\n" WCLI_HELP_OPTIONS "\n"
-    "Modified times are copied from the host.  Without -r, a PATH that is a\n"
-    "directory (or ends in '/') receives the file under its host name, and\n"
-    "HOSTFILE '-' reads standard input.  A tree copy checks every name and the\n"
-    "space it needs before it writes anything.\n\n" WCLI_HELP_NOTES,
+    N_("[-r | -f] [--driver=MODE] [--log FILE] IMAGE HOSTFILE PATH"),
+    N_("Copy a host file (or with -r a host directory's tree) into the image."),
+    N_("Options:\n"
+       "  -r, --recursive    copy the contents of the host directory HOSTFILE into the\n"
+       "                     directory PATH, created when missing; names are copied in\n"
+       "                     sorted order, symbolic links and special files are skipped\n"
+       "                     with a warning; no existing entry is ever replaced\n"
+       "  -f, --force        replace an existing file PATH\n"),
     run,
+    help_more,
 };

@@ -38,25 +38,25 @@ static void print_text(const char *out, const struct lanyfs_replay_result *res,
                        const struct lanyfs_replay_opts *o)
 {
     char *eout = out_escape(out, strlen(out), 0);
-    printf("%s: %" PRIu64 " of %" PRIu64 " writes landed whole (K = %" PRIu64 ")\n", eout,
+    printf(_("%s: %" PRIu64 " of %" PRIu64 " writes landed whole (K = %" PRIu64 ")\n"), eout,
            res->landed, res->log_writes, res->upto);
     g_free(eout);
     if (o->reorder)
-        printf("reorder seed %" PRIu64 ": writes 1..%" PRIu64 " before the last sync point "
-               "landed, %" PRIu64 " of the %" PRIu64 " after it did not\n",
+        printf(_("reorder seed %" PRIu64 ": writes 1..%" PRIu64 " before the last sync point "
+                 "landed, %" PRIu64 " of the %" PRIu64 " after it did not\n"),
                o->seed, res->sync_point, res->dropped, res->upto - res->sync_point);
     else
-        printf("last sync point at or before K: after write %" PRIu64 "\n", res->sync_point);
+        printf(_("last sync point at or before K: after write %" PRIu64 "\n"), res->sync_point);
     if (res->last_op != 0) {
         char *d = out_escape(res->last_op_desc, strlen(res->last_op_desc), 0);
-        printf("write %" PRIu64 " belongs to operation %" PRIu64 ": %s\n", res->upto,
+        printf(_("write %" PRIu64 " belongs to operation %" PRIu64 ": %s\n"), res->upto,
                res->last_op, d);
         g_free(d);
     }
     if (res->torn_write != 0) {
         char *d = out_escape(res->torn_op_desc, strlen(res->torn_op_desc), 0);
-        printf("write %" PRIu64 " torn: %" PRIu32 " of %" PRIu32 " sectors of block %" PRIu64
-               " landed (operation %" PRIu64 ": %s)\n",
+        printf(_("write %" PRIu64 " torn: %" PRIu32 " of %" PRIu32 " sectors of block %" PRIu64
+                 " landed (operation %" PRIu64 ": %s)\n"),
                res->torn_write, res->torn_sectors, res->block_sectors, res->torn_block,
                res->torn_op, d);
         g_free(d);
@@ -113,17 +113,17 @@ static int run(const struct cli_command *self, int argc, char **argv)
         switch (ch) {
         case 'k':
             if (!parse_u64(optarg, &o.upto) || o.upto == LANYFS_REPLAY_ALL)
-                return cli_usage_error(self, "--upto expects a number of writes, not '%s'",
+                return cli_usage_error(self, _("--upto expects a number of writes, not '%s'"),
                                        optarg);
             break;
         case 't':
             if (!parse_u64(optarg, &v) || v == 0 || v > 7)
-                return cli_usage_error(self, "--tear expects 1..7 sectors, not '%s'", optarg);
+                return cli_usage_error(self, _("--tear expects 1..7 sectors, not '%s'"), optarg);
             o.tear = (uint32_t)v;
             break;
         case 'r':
             if (!parse_u64(optarg, &o.seed))
-                return cli_usage_error(self, "--reorder expects a seed (a number), not '%s'",
+                return cli_usage_error(self, _("--reorder expects a seed (a number), not '%s'"),
                                        optarg);
             o.reorder = true;
             break;
@@ -140,7 +140,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (argc - optind != 3)
-        return cli_usage_error(self, "expects BASE, LOG and OUT");
+        return cli_usage_error(self, _("expects BASE, LOG and OUT"));
     const char *base = argv[optind], *log = argv[optind + 1], *out = argv[optind + 2];
 
     struct out_report rep;
@@ -165,21 +165,21 @@ static int run(const struct cli_command *self, int argc, char **argv)
 
 const struct cli_command cmd_replay = {
     "replay",
-    "BASE LOG OUT [--upto K] [--tear SECTORS] [--reorder SEED] [--force] [--json]",
-    "Rebuild the image a write log leaves after K writes, torn or reordered.",
-    "Options:\n"
-    "  --upto K          apply writes 1..K of the log (default: all)\n"
-    "  --tear SECTORS    write K+1 lands in its first SECTORS 512-byte sectors only\n"
-    "                    (1 .. sectors per block - 1)\n"
-    "  --reorder SEED    the writes after the last sync point at or before K land\n"
-    "                    as a subset picked by SEED, not as a prefix\n"
-    "  -f, --force       overwrite OUT when it exists\n"
-    "      --json        print the summary as JSON\n"
-    "  -h, --help        show this help\n\n"
-    "OUT is a copy of BASE with the chosen writes applied.  The whole log is checked\n"
-    "before OUT is created; a log whose block size is not BASE's is refused, and so\n"
-    "is a write beyond BASE's end.  The reorder rule (docs/writelog.md): with S the\n"
-    "write count of the last sync point at or before K, writes 1..S land, and each\n"
-    "write i in S+1..K lands when the seeded hash of i is odd.\n",
+    N_("BASE LOG OUT [--upto K] [--tear SECTORS] [--reorder SEED] [--force] [--json]"),
+    N_("Rebuild the image a write log leaves after K writes, torn or reordered."),
+    N_("Options:\n"
+       "  --upto K          apply writes 1..K of the log (default: all)\n"
+       "  --tear SECTORS    write K+1 lands in its first SECTORS 512-byte sectors only\n"
+       "                    (1 .. sectors per block - 1)\n"
+       "  --reorder SEED    the writes after the last sync point at or before K land\n"
+       "                    as a subset picked by SEED, not as a prefix\n"
+       "  -f, --force       overwrite OUT when it exists\n"
+       "      --json        print the summary as JSON\n"
+       "  -h, --help        show this help\n\n"
+       "OUT is a copy of BASE with the chosen writes applied.  The whole log is checked\n"
+       "before OUT is created; a log whose block size is not BASE's is refused, and so\n"
+       "is a write beyond BASE's end.  The reorder rule (docs/writelog.md): with S the\n"
+       "write count of the last sync point at or before K, writes 1..S land, and each\n"
+       "write i in S+1..K lands when the seeded hash of i is odd.\n"),
     run,
 };

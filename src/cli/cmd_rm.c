@@ -34,7 +34,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 2)
-        return cli_usage_error(self, "expects IMAGE and PATH");
+        return cli_usage_error(self, _("expects IMAGE and PATH"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
 
@@ -47,15 +47,15 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!wcli_open(&s) || !wcli_target(&s, path, &t))
         goto out;
     if (t.p.n == 0) {
-        wcli_fail(&s, path, LANYFS_E_ISDIR, "the root directory cannot be deleted");
+        wcli_fail(&s, path, LANYFS_E_ISDIR, N_("the root directory cannot be deleted"));
         goto out;
     }
     if (!t.exists) {
-        wcli_fail(&s, path, LANYFS_E_NOTFOUND, "no such file");
+        wcli_fail(&s, path, LANYFS_E_NOTFOUND, N_("no such file"));
         goto out;
     }
     if (!lanyfs_entry_is_file(&t.e)) {
-        wcli_fail(&s, path, LANYFS_E_ISDIR, "is a directory (rmdir removes directories)");
+        wcli_fail(&s, path, LANYFS_E_ISDIR, N_("is a directory (rmdir removes directories)"));
         goto out;
     }
     lpath = wcli_path_join(&t.p, t.p.n);
@@ -74,9 +74,9 @@ static int run(const struct cli_command *self, int argc, char **argv)
         /* SPEC-§9.9: the truncate happened, the tree delete did not. */
         wcli_op_done(&s);
         wcli_mark(&s, path,
-                  "the 2012 driver's tree delete failed (format section 9.9: %s): the "
-                  "file's %" PRIu64 " data block(s) were freed and its extender emptied, but "
-                  "it stays listed with its old size of %" PRIu64 " bytes and reads as holes",
+                  N_("the 2012 driver's tree delete failed (format section 9.9: %s): the "
+                     "file's %" PRIu64 " data block(s) were freed and its extender emptied, but "
+                     "it stays listed with its old size of %" PRIu64 " bytes and reads as holes"),
                   err.msg, wcli_data_blocks(&s, t.e.size), t.e.size);
     } else if (!wcli_op_end(&s, rc, path, &err)) {
         wcli_unmount(&s, s.refused);
@@ -90,11 +90,12 @@ static int run(const struct cli_command *self, int argc, char **argv)
                                tree_failed ? 0 : 1, NULL, 0);
     if (diff != NULL) {
         if (o.mode == LANYFS_WRITE_DRIVER2012)
-            wcli_mark(&s, path, "after the delete its directory differs from what was asked: %s",
+            wcli_mark(&s, path,
+                      N_("after the delete its directory differs from what was asked: %s"),
                       diff);
         else
             wcli_fail(&s, path, LANYFS_E_CORRUPT,
-                      "after the delete its directory differs from what was asked: %s", diff);
+                      N_("after the delete its directory differs from what was asked: %s"), diff);
         g_free(diff);
     }
 out:
@@ -105,12 +106,20 @@ out:
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    N_("Directories are removed with rmdir.  With --driver=2012 the file's extenders\n"
+       "stay allocated (leaked), as the 2012 driver leaves them.\n\n"),
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_rm = {
     "rm",
-    "[--driver=MODE] [--log FILE] IMAGE PATH",
-    "Delete a file.",
-    "Options:\n" WCLI_HELP_OPTIONS "\n"
-    "Directories are removed with rmdir.  With --driver=2012 the file's extenders\n"
-    "stay allocated (leaked), as the 2012 driver leaves them.\n\n" WCLI_HELP_NOTES,
+    N_("[--driver=MODE] [--log FILE] IMAGE PATH"),
+    N_("Delete a file."),
+    N_("Options:\n"),
     run,
+    help_more,
 };

@@ -35,7 +35,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 2)
-        return cli_usage_error(self, "expects IMAGE and PATH");
+        return cli_usage_error(self, _("expects IMAGE and PATH"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
     bool drv = o.mode == LANYFS_WRITE_DRIVER2012;
@@ -50,19 +50,19 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!wcli_open(&s) || !wcli_target(&s, path, &t))
         goto out;
     if (t.p.n == 0) {
-        wcli_fail(&s, path, LANYFS_E_INVAL, "the root directory cannot be removed");
+        wcli_fail(&s, path, LANYFS_E_INVAL, N_("the root directory cannot be removed"));
         goto out;
     }
     if (!t.exists) {
-        wcli_fail(&s, path, LANYFS_E_NOTFOUND, "no such directory");
+        wcli_fail(&s, path, LANYFS_E_NOTFOUND, N_("no such directory"));
         goto out;
     }
     if (!lanyfs_entry_is_dir(&t.e)) {
-        wcli_fail(&s, path, LANYFS_E_NOTDIR, "not a directory (rm deletes files)");
+        wcli_fail(&s, path, LANYFS_E_NOTDIR, N_("not a directory (rm deletes files)"));
         goto out;
     }
     if (t.e.subtree != 0) {
-        wcli_fail(&s, path, LANYFS_E_NOTEMPTY, "directory not empty");
+        wcli_fail(&s, path, LANYFS_E_NOTEMPTY, N_("directory not empty"));
         goto out;
     }
     lpath = wcli_path_join(&t.p, t.p.n);
@@ -87,8 +87,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (tree_failed) {
         wcli_op_done(&s); /* the driver's unmount follows, as after any failed call */
         wcli_mark(&s, path,
-                  "the 2012 driver's tree delete failed (format section 9.9: %s): rmdir "
-                  "fails with ENOENT and the directory stays",
+                  N_("the 2012 driver's tree delete failed (format section 9.9: %s): rmdir "
+                     "fails with ENOENT and the directory stays"),
                   err.msg);
     } else if (!wcli_op_end(&s, rc, path, &err)) {
         wcli_unmount(&s, s.refused);
@@ -103,15 +103,15 @@ static int run(const struct cli_command *self, int argc, char **argv)
         goto out;
     if (!drv) {
         wcli_fail(&s, path, LANYFS_E_CORRUPT,
-                  "after the removal its parent differs from what was asked: %s", diff);
+                  N_("after the removal its parent differs from what was asked: %s"), diff);
     } else if (parent_e.subtree == t.blk) {
         wcli_mark(&s, path,
-                  "the 2012 driver dropped the parent's link count to 0 (format section "
-                  "9.12), so the parent was not written back: its tree on disk still starts "
-                  "at the removed directory's freed block %" PRIu64 " (%s)",
+                  N_("the 2012 driver dropped the parent's link count to 0 (format section "
+                     "9.12), so the parent was not written back: its tree on disk still starts "
+                     "at the removed directory's freed block %" PRIu64 " (%s)"),
                   t.blk, diff);
     } else {
-        wcli_mark(&s, path, "after the removal its parent differs from what was asked: %s",
+        wcli_mark(&s, path, N_("after the removal its parent differs from what was asked: %s"),
                   diff);
     }
     g_free(diff);
@@ -123,10 +123,18 @@ out:
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_rmdir = {
     "rmdir",
-    "[--driver=MODE] [--log FILE] IMAGE PATH",
-    "Remove an empty directory.",
-    "Options:\n" WCLI_HELP_OPTIONS "\n" WCLI_HELP_NOTES,
+    N_("[--driver=MODE] [--log FILE] IMAGE PATH"),
+    N_("Remove an empty directory."),
+    N_("Options:\n"),
     run,
+    help_more,
 };

@@ -108,24 +108,24 @@ static int run(const struct cli_command *self, int argc, char **argv)
         switch (ch) {
         case 's':
             if (!parse_u64(optarg, &seed))
-                return cli_usage_error(self, "--seed expects a number, not '%s'", optarg);
+                return cli_usage_error(self, _("--seed expects a number, not '%s'"), optarg);
             have_seed = true;
             break;
         case 'n':
             if (!parse_u64(optarg, &ops) || ops == 0 || ops > 1000000)
-                return cli_usage_error(self, "--ops expects 1..1000000, not '%s'", optarg);
+                return cli_usage_error(self, _("--ops expects 1..1000000, not '%s'"), optarg);
             have_ops = true;
             break;
         case 'g':
             if (!parse_geometry(optarg, &bits, &addrlen))
-                return cli_usage_error(self, "--geometry expects BLOCKSIZE:ADDRLEN with a "
-                                       "block size 512..4096 and 1..8 address bytes, not '%s'",
+                return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
+                                         "block size 512..4096 and 1..8 address bytes, not '%s'"),
                                        optarg);
             break;
         case 'z':
             if (!parse_size(optarg, &size))
-                return cli_usage_error(self, "--size expects bytes (K, M, G allowed), not "
-                                       "'%s'", optarg);
+                return cli_usage_error(self, _("--size expects bytes (K, M, G allowed), not "
+                                         "'%s'"), optarg);
             have_size = true;
             break;
         case 'd':
@@ -134,7 +134,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             else if (strcmp(optarg, "correct") == 0)
                 driver = false;
             else
-                return cli_usage_error(self, "--driver expects 2012 or correct, not '%s'",
+                return cli_usage_error(self, _("--driver expects 2012 or correct, not '%s'"),
                                        optarg);
             break;
         case 'k':
@@ -143,19 +143,19 @@ static int run(const struct cli_command *self, int argc, char **argv)
             else if (strcmp(optarg, "correct") == 0)
                 mkfs2012 = false;
             else
-                return cli_usage_error(self, "--mkfs expects 2012 or correct, not '%s'",
+                return cli_usage_error(self, _("--mkfs expects 2012 or correct, not '%s'"),
                                        optarg);
             break;
         case 'm':
             if (!parse_u64(optarg, &mounts) || mounts == 0)
-                return cli_usage_error(self, "--mounts expects a number >= 1, not '%s'",
+                return cli_usage_error(self, _("--mounts expects a number >= 1, not '%s'"),
                                        optarg);
             have_mounts = true;
             break;
         case 'b':
             if (!parse_u64(optarg, &big) || big > 100)
-                return cli_usage_error(self, "--big-files expects a percentage 0..100, not "
-                                       "'%s'", optarg);
+                return cli_usage_error(self, _("--big-files expects a percentage 0..100, not "
+                                         "'%s'"), optarg);
             have_big = true;
             break;
         case 'f':
@@ -171,9 +171,9 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (!have_seed || !have_ops)
-        return cli_usage_error(self, "--seed and --ops are required");
+        return cli_usage_error(self, _("--seed and --ops are required"));
     if (argc - optind != 1)
-        return cli_usage_error(self, "expects OUTDIR");
+        return cli_usage_error(self, _("expects OUTDIR"));
     const char *outdir = argv[optind];
 
     struct sim_opts o;
@@ -186,8 +186,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
         o.size = size;
     if (have_mounts) {
         if (mounts > ops)
-            return cli_usage_error(self, "--mounts %" PRIu64 " is more than the %" PRIu64
-                                   " operations", mounts, ops);
+            return cli_usage_error(self, _("--mounts %" PRIu64 " is more than the %" PRIu64
+                                     " operations"), mounts, ops);
         o.mounts = mounts;
     }
     if (have_big)
@@ -220,16 +220,16 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_json_u64(b, "unfound", sum.unfound);
     } else {
         char *esc = out_escape(outdir, strlen(outdir), 0);
-        printf("%s: %" PRIu64 " operations in %" PRIu64 " mounts (%s), %" PRIu64
-               " block writes\n", esc, ops, o.mounts, driver ? "2012 driver" : "correct writer",
-               sum.writes);
-        printf("done %" PRIu64 ", no space %" PRIu64 ", refused %" PRIu64 ", skipped %" PRIu64
-               "\n", sum.ops_ok, sum.ops_nospc, sum.ops_failed, sum.ops_skipped);
+        printf(_("%s: %" PRIu64 " operations in %" PRIu64 " mounts (%s), %" PRIu64
+                 " block writes\n"),
+               esc, ops, o.mounts, driver ? _("2012 driver") : _("correct writer"), sum.writes);
+        printf(_("done %" PRIu64 ", no space %" PRIu64 ", refused %" PRIu64 ", skipped %" PRIu64
+                 "\n"), sum.ops_ok, sum.ops_nospc, sum.ops_failed, sum.ops_skipped);
         if (sum.stopped)
-            printf("the run stopped early: a mount was refused (truth.json says why)\n");
-        printf("final image: %" PRIu64 " paths (%" PRIu64 " listed but not found by lookup); %"
-               PRIu64 " made by the operations went missing or changed; %" PRIu64
-               " complete only after their mount\n",
+            fputs(_("the run stopped early: a mount was refused (truth.json says why)\n"), stdout);
+        printf(_("final image: %" PRIu64 " paths (%" PRIu64 " listed but not found by lookup); %"
+                 PRIu64 " made by the operations went missing or changed; %" PRIu64
+                 " complete only after their mount\n"),
                sum.paths, sum.unfound, sum.lost, sum.late);
         g_free(esc);
         out_flush_stdout(&rep);
@@ -241,31 +241,31 @@ static int run(const struct cli_command *self, int argc, char **argv)
 
 const struct cli_command cmd_simulate = {
     "simulate",
-    "--seed S --ops N [--geometry BLOCKSIZE:ADDRLEN] [--size BYTES] [--driver=2012] "
-    "[--mounts M] [--big-files P] [--mkfs=2012] [--force] [--json] OUTDIR",
-    "Run seeded random operations on a new image, logging every block write.",
-    "Options:\n"
-    "  --seed S            seed of everything random (operations, bytes, clock)\n"
-    "  --ops N             operations to run (mkdir, put, pwrite, truncate, unlink,\n"
-    "                      rmdir, rename)\n"
-    "  --geometry BS:AL    block size and address length (default 512:4)\n"
-    "  --size BYTES        device size, K/M/G allowed (default 4M, at most 1G)\n"
-    "  --driver=2012       write as the 2012 kernel driver does (default: correct)\n"
-    "  --mounts M          spread the operations over M mounts (default N/20 + 1)\n"
-    "  --big-files P       percent of new files larger than one extender maps\n"
-    "                      (default 10, or 0 with --driver=2012: the driver's growth\n"
-    "                      loop fills the device)\n"
-    "  --mkfs=2012         format as the 2012 formatter does (default: correct)\n"
-    "  -f, --force         replace the files of an earlier run in OUTDIR\n"
-    "      --json          print the summary as JSON\n"
-    "  -h, --help          show this help\n\n"
-    "OUTDIR receives base.img (the fresh image), final.img (base plus every write),\n"
-    "writes.log (the write log, docs/writelog.md) and truth.json: the operations,\n"
-    "and for every path of the final image its type, size, SHA-256 and\n"
-    "complete_after, the first write count K at which replaying K writes shows it\n"
-    "as it ends (searched from the start of the mount that last touched it).\n"
-    "Operations refused for lack of space, or by the driver's bugs, are recorded\n"
-    "in truth.json and the run goes on.  With --driver=2012 a write that would run\n"
-    "past the end of the driver's free list (and onto block 0) is skipped.\n",
+    N_("--seed S --ops N [--geometry BLOCKSIZE:ADDRLEN] [--size BYTES] [--driver=2012] "
+       "[--mounts M] [--big-files P] [--mkfs=2012] [--force] [--json] OUTDIR"),
+    N_("Run seeded random operations on a new image, logging every block write."),
+    N_("Options:\n"
+       "  --seed S            seed of everything random (operations, bytes, clock)\n"
+       "  --ops N             operations to run (mkdir, put, pwrite, truncate, unlink,\n"
+       "                      rmdir, rename)\n"
+       "  --geometry BS:AL    block size and address length (default 512:4)\n"
+       "  --size BYTES        device size, K/M/G allowed (default 4M, at most 1G)\n"
+       "  --driver=2012       write as the 2012 kernel driver does (default: correct)\n"
+       "  --mounts M          spread the operations over M mounts (default N/20 + 1)\n"
+       "  --big-files P       percent of new files larger than one extender maps\n"
+       "                      (default 10, or 0 with --driver=2012: the driver's growth\n"
+       "                      loop fills the device)\n"
+       "  --mkfs=2012         format as the 2012 formatter does (default: correct)\n"
+       "  -f, --force         replace the files of an earlier run in OUTDIR\n"
+       "      --json          print the summary as JSON\n"
+       "  -h, --help          show this help\n\n"
+       "OUTDIR receives base.img (the fresh image), final.img (base plus every write),\n"
+       "writes.log (the write log, docs/writelog.md) and truth.json: the operations,\n"
+       "and for every path of the final image its type, size, SHA-256 and\n"
+       "complete_after, the first write count K at which replaying K writes shows it\n"
+       "as it ends (searched from the start of the mount that last touched it).\n"
+       "Operations refused for lack of space, or by the driver's bugs, are recorded\n"
+       "in truth.json and the run goes on.  With --driver=2012 a write that would run\n"
+       "past the end of the driver's free list (and onto block 0) is skipped.\n"),
     run,
 };

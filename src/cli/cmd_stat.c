@@ -68,7 +68,7 @@ static void field_ts(const char *name, const struct lanyfs_ts *ts)
 {
     char buf[OUT_TS_LEN];
     out_ts_full(ts, buf, sizeof(buf));
-    field(name, "%s, raw offset %d min", buf, ts->offset);
+    field(name, _("%s, raw offset %d min"), buf, ts->offset);
 }
 
 static void print_text(const char *path, uint64_t blk, const struct lanyfs_entry *e,
@@ -81,49 +81,54 @@ static void print_text(const char *path, uint64_t blk, const struct lanyfs_entry
     out_attr_words(e->attr, words, sizeof(words));
     bool file = lanyfs_entry_is_file(e);
 
-    field("Path", "%s", shown);
-    field("Block", "%" PRIu64, blk);
-    field("Type", "%s (0x%02x)", out_type_name(e->type), e->type);
-    field("Write counter", "%u", e->wrcnt);
+    field(_("Path"), "%s", shown);
+    field(_("Block"), "%" PRIu64, blk);
+    field(_("Type"), "%s (0x%02x)", _(out_type_name(e->type)), e->type);
+    field(_("Write counter"), "%u", e->wrcnt);
     if (file) {
-        field("Size", "%" PRIu64 " byte%s", e->size, e->size == 1 ? "" : "s");
-        field("Blocks needed", "%" PRIu64, lanyfs_geom_blocks_for_size(g, e->size));
+        field(_("Size"), ngettext("%" PRIu64 " byte", "%" PRIu64 " bytes", e->size), e->size);
+        field(_("Blocks needed"), "%" PRIu64, lanyfs_geom_blocks_for_size(g, e->size));
     }
-    field_ts("Created", &e->created);
-    field_ts("Modified", &e->modified);
-    field("Attributes", "%s (%s) 0x%04x", flags, words, e->attr);
-    field("Name", "%s", name);
+    field_ts(_("Created"), &e->created);
+    field_ts(_("Modified"), &e->modified);
+    field(_("Attributes"), "%s (%s) 0x%04x", flags, words, e->attr);
+    field(_("Name"), "%s", name);
     if (e->name_len > LANYFS_NAME_MAX)
-        field("Name length", "%zu bytes (no NUL within the field)", e->name_len);
+        field(_("Name length"), _("%zu bytes (no NUL within the field)"), e->name_len);
     else
-        field("Name length", "%zu byte%s%s", e->name_len, e->name_len == 1 ? "" : "s",
-              lanyfs_entry_name_ok(e) ? "" : " (not a valid name)");
-    field("Left", "%" PRIu64, e->left);
-    field("Right", "%" PRIu64, e->right);
+        field(_("Name length"),
+              lanyfs_entry_name_ok(e)
+                  ? ngettext("%zu byte", "%zu bytes", e->name_len)
+                  : ngettext("%zu byte (not a valid name)", "%zu bytes (not a valid name)",
+                             e->name_len),
+              e->name_len);
+    field(_("Left"), "%" PRIu64, e->left);
+    field(_("Right"), "%" PRIu64, e->right);
     if (!file) {
-        field("Subtree", "%" PRIu64, e->subtree);
+        field(_("Subtree"), "%" PRIu64, e->subtree);
         goto out;
     }
-    field("Data", "%" PRIu64 "%s", e->subtree, e->subtree ? " (top extender)" : " (none)");
-    field("Extenders", "%u", w->exts->len);
+    field(_("Data"), e->subtree ? _("%" PRIu64 " (top extender)") : _("%" PRIu64 " (none)"),
+          e->subtree);
+    field(_("Extenders"), "%u", w->exts->len);
     for (guint i = 0; i < w->exts->len; i++) {
         const struct ext *x = &g_array_index(w->exts, struct ext, i);
-        printf("  extender %" PRIu64 " level %u\n", x->block, x->level);
+        printf(_("  extender %" PRIu64 " level %u\n"), x->block, x->level);
     }
-    field("Data runs", "%u", w->runs->len);
+    field(_("Data runs"), "%u", w->runs->len);
     for (guint i = 0; i < w->runs->len; i++) {
         const struct run *r = &g_array_index(w->runs, struct run, i);
         uint64_t flast = r->fblk + (r->count - 1);
         if (r->count == 1)
-            printf("  file block %" PRIu64, r->fblk);
+            printf(_("  file block %" PRIu64), r->fblk);
         else
-            printf("  file blocks %" PRIu64 "-%" PRIu64, r->fblk, flast);
+            printf(_("  file blocks %" PRIu64 "-%" PRIu64), r->fblk, flast);
         if (r->dblk == 0)
-            printf(" -> hole\n");
+            fputs(_(" -> hole\n"), stdout);
         else if (r->count == 1)
-            printf(" -> disk %" PRIu64 "\n", r->dblk);
+            printf(_(" -> disk %" PRIu64 "\n"), r->dblk);
         else
-            printf(" -> disk %" PRIu64 "-%" PRIu64 "\n", r->dblk, r->dblk + (r->count - 1));
+            printf(_(" -> disk %" PRIu64 "-%" PRIu64 "\n"), r->dblk, r->dblk + (r->count - 1));
     }
 out:
     g_free(shown);
@@ -204,7 +209,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (argc - optind != 2)
-        return cli_usage_error(self, "expects IMAGE and PATH");
+        return cli_usage_error(self, _("expects IMAGE and PATH"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
 
@@ -251,14 +256,14 @@ out:
 
 const struct cli_command cmd_stat = {
     "stat",
-    "[-f] [--json] IMAGE PATH",
-    "Show an entry's fields and, for a file, its data map.",
-    "Options:\n"
-    "  -f, --force  read an image whose superblock fails its checks\n"
-    "      --json   write one JSON document (docs/json.md) instead of text\n"
-    "  -h, --help   show this help\n\n"
-    "Times are ISO 8601 UTC with the stored offset (minutes east of UTC) beside\n"
-    "them.  Data runs read \"file blocks A-B -> disk C-D\" or \"-> hole\"; the\n"
-    "extenders are listed in the order the walk meets them, with their levels.\n",
+    N_("[-f] [--json] IMAGE PATH"),
+    N_("Show an entry's fields and, for a file, its data map."),
+    N_("Options:\n"
+       "  -f, --force  read an image whose superblock fails its checks\n"
+       "      --json   write one JSON document (docs/json.md) instead of text\n"
+       "  -h, --help   show this help\n\n"
+       "Times are ISO 8601 UTC with the stored offset (minutes east of UTC) beside\n"
+       "them.  Data runs read \"file blocks A-B -> disk C-D\" or \"-> hole\"; the\n"
+       "extenders are listed in the order the walk meets them, with their levels.\n"),
     run,
 };

@@ -63,14 +63,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
             return rc;
     }
     if (argc - optind != 3)
-        return cli_usage_error(self, "expects IMAGE, PATH and SIZE");
+        return cli_usage_error(self, _("expects IMAGE, PATH and SIZE"));
     const char *image = argv[optind];
     const char *path = argv[optind + 1];
     uint64_t size;
     if (!parse_size(argv[optind + 2], &size)) {
         char *esc = out_escape(argv[optind + 2], strlen(argv[optind + 2]), 0);
-        int rc = cli_usage_error(self, "'%s' is not a size (bytes, or a number with K, M, G "
-                                 "or T)", esc);
+        int rc = cli_usage_error(self, _("'%s' is not a size (bytes, or a number with K, M, G "
+                                   "or T)"), esc);
         g_free(esc);
         return rc;
     }
@@ -82,11 +82,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!wcli_open(&s) || !wcli_target(&s, path, &t))
         goto out;
     if (!t.exists) {
-        wcli_fail(&s, path, LANYFS_E_NOTFOUND, "no such file");
+        wcli_fail(&s, path, LANYFS_E_NOTFOUND, N_("no such file"));
         goto out;
     }
     if (!lanyfs_entry_is_file(&t.e)) {
-        wcli_fail(&s, path, LANYFS_E_ISDIR, "is a directory");
+        wcli_fail(&s, path, LANYFS_E_ISDIR, N_("is a directory"));
         goto out;
     }
     lpath = wcli_path_join(&t.p, t.p.n);
@@ -104,10 +104,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (lanyfs_path_resolve(s.fs, lpath, &blk, &e, &err) != LANYFS_OK || e.size != size) {
         const char *why = err.code != LANYFS_OK ? err.msg : "its size did not change";
         if (o.mode == LANYFS_WRITE_DRIVER2012)
-            wcli_mark(&s, path, "after the unmount the file does not have the new size: %s", why);
+            wcli_mark(&s, path,
+                      N_("after the unmount the file does not have the new size: %s"), why);
         else
             wcli_fail(&s, path, LANYFS_E_CORRUPT,
-                      "after the unmount the file does not have the new size: %s", why);
+                      N_("after the unmount the file does not have the new size: %s"), why);
     }
 out:
     g_free(lpath);
@@ -115,12 +116,19 @@ out:
     return wcli_finish(&s);
 }
 
+static const char *const help_more[] = {
+    WCLI_HELP_OPTIONS,
+    "\n",
+    N_("SIZE is in bytes, or a number followed by K, M, G or T (powers of 1024).\n\n"),
+    WCLI_HELP_NOTES,
+    NULL,
+};
+
 const struct cli_command cmd_truncate = {
     "truncate",
-    "[--driver=MODE] [--log FILE] IMAGE PATH SIZE",
-    "Set the size of a file (shrink, or grow with a hole).",
-    "Options:\n" WCLI_HELP_OPTIONS "\n"
-    "SIZE is in bytes, or a number followed by K, M, G or T (powers of 1024).\n\n"
-    WCLI_HELP_NOTES,
+    N_("[--driver=MODE] [--log FILE] IMAGE PATH SIZE"),
+    N_("Set the size of a file (shrink, or grow with a hole)."),
+    N_("Options:\n"),
     run,
+    help_more,
 };

@@ -44,18 +44,20 @@ static const struct cli_command *const commands[] = {
 
 static int print_help(FILE *out)
 {
-    fputs("Usage: lanyfs COMMAND [OPTIONS] IMAGE [ARGS]\n"
-          "       lanyfs --help | --version\n"
-          "       lanyfs COMMAND --help\n"
-          "Inspect a LanyFS 1.4 image read-only.\n\n"
-          "Commands:\n",
+    fputs(_("Usage: lanyfs COMMAND [OPTIONS] IMAGE [ARGS]\n"
+            "       lanyfs --help | --version\n"
+            "       lanyfs COMMAND --help\n"
+            "Inspect a LanyFS 1.4 image read-only.\n\n"
+            "Commands:\n"),
           out);
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
-        fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-    fputs("\nEvery command but cat takes --json (format: docs/json.md).\n"
-          "Names from the disk are escaped: \\xNN for a byte that is not printable\n"
-          "UTF-8 (and for '/' inside a name), \\\\ for a backslash.\n\n",
+        fprintf(out, "  %-8s %s\n", commands[i]->name, _(commands[i]->summary));
+    fputc('\n', out);
+    fputs(_("Every command but cat takes --json (format: docs/json.md).\n"
+            "Names from the disk are escaped: \\xNN for a byte that is not printable\n"
+            "UTF-8 (and for '/' inside a name), \\\\ for a backslash.\n"),
           out);
+    fputc('\n', out);
     cli_print_exit_codes(out);
     return fflush(out) == 0 ? LANYFS_EXIT_OK : LANYFS_EXIT_ERROR;
 }
@@ -70,6 +72,7 @@ static const struct cli_command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
+    cli_i18n_init();
     if (argc < 2) {
         print_help(stderr);
         return LANYFS_EXIT_USAGE;
@@ -84,14 +87,14 @@ int main(int argc, char **argv)
         return print_help(stdout);
     }
     if (strcmp(word, "--version") == 0 || strcmp(word, "-V") == 0) {
-        printf("lanyfs (lanyfs-tools) %s\nReads LanyFS %d.%d.\n", PACKAGE_VERSION,
-               LANYFS_VERSION_MAJOR, LANYFS_VERSION_MINOR);
+        printf("lanyfs (lanyfs-tools) %s\n", PACKAGE_VERSION);
+        printf(_("Reads LanyFS %d.%d.\n"), LANYFS_VERSION_MAJOR, LANYFS_VERSION_MINOR);
         return fflush(stdout) == 0 ? LANYFS_EXIT_OK : LANYFS_EXIT_ERROR;
     }
     const struct cli_command *cmd = find_command(word);
     if (cmd == NULL) {
         char *esc = out_escape(word, strlen(word), 0);
-        fprintf(stderr, "lanyfs: unknown command '%s'\nTry 'lanyfs --help'.\n", esc);
+        fprintf(stderr, _("lanyfs: unknown command '%s'\nTry 'lanyfs --help'.\n"), esc);
         g_free(esc);
         return LANYFS_EXIT_USAGE;
     }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "output.h"
 
 /* ---- escaping ------------------------------------------------------------ */
@@ -132,7 +133,7 @@ void out_ts_full(const struct lanyfs_ts *ts, char *buf, size_t len)
     if (!lanyfs_ts_is_unset(ts) && !lanyfs_ts_is_valid(ts)) {
         size_t n = strlen(buf);
         if (n < len)
-            snprintf(buf + n, len - n, ", invalid");
+            snprintf(buf + n, len - n, "%s", _(", invalid"));
     }
 }
 
@@ -176,9 +177,10 @@ void out_attr_words(uint16_t attr, char *buf, size_t len)
 
 void out_field(int width, const char *name, const char *fmt, ...)
 {
-    char label[64];
-    snprintf(label, sizeof(label), "%s:", name);
-    printf("%-*s", width, label);
+    /* Padded by characters, not bytes, so that translated labels line up
+     * too; a label as wide as the column still gets a space after it. */
+    long shown = g_utf8_strlen(name, -1) + 1;
+    printf("%s:%*s", name, shown < width ? (int)(width - shown) : 1, "");
     va_list ap;
     va_start(ap, fmt);
     vprintf(fmt, ap);
@@ -190,23 +192,23 @@ const char *out_type_name(uint8_t type)
 {
     switch (type) {
     case LANYFS_TYPE_FREE:
-        return "free";
+        return N_("free");
     case LANYFS_TYPE_DIR:
-        return "directory";
+        return N_("directory");
     case LANYFS_TYPE_FILE:
-        return "file";
+        return N_("file");
     case LANYFS_TYPE_CHAIN:
-        return "chain";
+        return N_("chain");
     case LANYFS_TYPE_EXT:
-        return "extender";
+        return N_("extender");
     case LANYFS_TYPE_DATA:
-        return "data";
+        return N_("data");
     case LANYFS_TYPE_SUPER:
-        return "superblock";
+        return N_("superblock");
     case LANYFS_TYPE_BAD:
-        return "bad";
+        return N_("bad");
     default:
-        return "unknown";
+        return N_("unknown");
     }
 }
 
@@ -295,21 +297,42 @@ void out_report_status(struct out_report *r, int exit_code)
         r->exit_code = exit_code;
 }
 
-/* Record and print a problem; takes ownership of where (escaped, or NULL). */
+/*
+ * Record and print a problem; takes ownership of where (escaped, or NULL).
+ * message is kept for JSON, shown (its translation, or message itself) is
+ * what stderr gets.
+ */
 static void report(struct out_report *r, char *where, enum lanyfs_err code, uint64_t block,
-                   const char *message)
+                   const char *message, const char *shown)
 {
     struct out_problem *pr = g_new0(struct out_problem, 1);
     pr->where = where;
     pr->code = code;
     pr->block = block;
     pr->message = out_escape(message, strlen(message), OUT_ESC_KEEP_BSL);
+    char *text = shown == message ? NULL : out_escape(shown, strlen(shown), OUT_ESC_KEEP_BSL);
+    const char *line = text != NULL ? text : pr->message;
     if (pr->where != NULL)
-        fprintf(stderr, "lanyfs: %s: %s\n", pr->where, pr->message);
+        fprintf(stderr, "lanyfs: %s: %s\n", pr->where, line);
     else
-        fprintf(stderr, "lanyfs: %s\n", pr->message);
+        fprintf(stderr, "lanyfs: %s\n", line);
+    g_free(text);
     g_ptr_array_add(r->items, pr);
     out_report_status(r, out_exit_for_err(code));
+}
+
+/* report() with the message made from fmt in English and in the user's language. */
+static void vreport(struct out_report *r, char *where, enum lanyfs_err code, uint64_t block,
+                    const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    char *english = g_strdup_vprintf(fmt, ap);
+    char *shown = g_strdup_vprintf(_(fmt), ap2);
+    va_end(ap2);
+    report(r, where, code, block, english, shown);
+    g_free(shown);
+    g_free(english);
 }
 
 static const char *error_text(const struct lanyfs_error *err)
@@ -317,10 +340,51 @@ static const char *error_text(const struct lanyfs_error *err)
     return err->msg[0] != '\0' ? err->msg : lanyfs_strerror(err->code);
 }
 
+static char *escape_where(const char *where)
+{
+    return where ? out_escape(where, strlen(where), 0) : NULL;
+}
+
 void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
                     uint64_t block, const char *message)
 {
-    report(r, where ? out_escape(where, strlen(where), 0) : NULL, code, block, message);
+    report(r, escape_where(where), code, block, message, message);
+}
+
+void out_report_add_l10n(struct out_report *r, const char *where, enum lanyfs_err code,
+                         uint64_t block, const char *message, const char *shown)
+{
+    report(r, escape_where(where), code, block, message, shown);
+}
+
+void out_report_addf(struct out_report *r, const char *where, enum lanyfs_err code,
+                     uint64_t block, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(r, escape_where(where), code, block, fmt, ap);
+    va_end(ap);
+}
+
+void out_report_vaddf(struct out_report *r, const char *where, enum lanyfs_err code,
+                      uint64_t block, const char *fmt, va_list ap)
+{
+    vreport(r, escape_where(where), code, block, fmt, ap);
+}
+
+void out_report_add_l10n_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                               uint64_t block, const char *message, const char *text)
+{
+    report(r, g_strdup(shown), code, block, message, text);
+}
+
+void out_report_addf_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                           uint64_t block, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(r, g_strdup(shown), code, block, fmt, ap);
+    va_end(ap);
 }
 
 void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err)
@@ -331,7 +395,7 @@ void out_report_error(struct out_report *r, const char *where, const struct lany
 void out_report_add_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
                           uint64_t block, const char *message)
 {
-    report(r, g_strdup(shown), code, block, message);
+    report(r, g_strdup(shown), code, block, message, message);
 }
 
 void out_report_error_shown(struct out_report *r, const char *shown,
@@ -507,9 +571,8 @@ void out_json_entry_fields(JsonBuilder *b, uint64_t block, const struct lanyfs_e
 bool out_flush_stdout(struct out_report *r)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        struct lanyfs_error err;
-        lanyfs_fail(&err, LANYFS_E_IO, LANYFS_NO_BLOCK, "writing to standard output failed");
-        out_report_error(r, NULL, &err);
+        out_report_addf(r, NULL, LANYFS_E_IO, LANYFS_NO_BLOCK,
+                        N_("writing to standard output failed"));
         return false;
     }
     return true;

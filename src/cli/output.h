@@ -20,6 +20,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,7 +59,8 @@ void out_attr_flags(uint16_t attr, char *buf, size_t len);
 /* "no-write, no-exec" (or "none"), and "undefined 0x...." for other bits: OUT_ATTR_WORDS_LEN. */
 #define OUT_ATTR_WORDS_LEN 80
 void out_attr_words(uint16_t attr, char *buf, size_t len);
-/* One "Name:   value" line to stdout, the value starting at column width. */
+/* One "Name:   value" line to stdout, the value starting at column width
+ * (name already translated, counted in characters). */
 void out_field(int width, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A block type's name: "directory", "file", ... or "unknown". */
@@ -93,6 +95,19 @@ void out_report_free(struct out_report *r);
  */
 void out_report_add(struct out_report *r, const char *where, enum lanyfs_err code,
                     uint64_t block, const char *message);
+/*
+ * The same with a message the command makes itself: fmt is an English
+ * printf format marked N_() (i18n.h); JSON keeps the English message, the
+ * line on stderr is in the user's language.
+ */
+void out_report_addf(struct out_report *r, const char *where, enum lanyfs_err code,
+                     uint64_t block, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void out_report_vaddf(struct out_report *r, const char *where, enum lanyfs_err code,
+                      uint64_t block, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
+/* The same with both texts given: message for JSON, shown for stderr. */
+void out_report_add_l10n(struct out_report *r, const char *where, enum lanyfs_err code,
+                         uint64_t block, const char *message, const char *shown);
 /* The same for an error object from the core. */
 void out_report_error(struct out_report *r, const char *where, const struct lanyfs_error *err);
 /*
@@ -103,6 +118,12 @@ void out_report_add_shown(struct out_report *r, const char *shown, enum lanyfs_e
                           uint64_t block, const char *message);
 void out_report_error_shown(struct out_report *r, const char *shown,
                             const struct lanyfs_error *err);
+/* out_report_add_l10n and out_report_addf with a where in shown form. */
+void out_report_add_l10n_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                               uint64_t block, const char *message, const char *text);
+void out_report_addf_shown(struct out_report *r, const char *shown, enum lanyfs_err code,
+                           uint64_t block, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* Set the status without a message (usage errors, output failures). */
 void out_report_status(struct out_report *r, int exit_code);
 

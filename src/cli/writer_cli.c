@@ -34,14 +34,14 @@ int wcli_option(const struct cli_command *self, char **argv, int ch, const char 
             o->mode = LANYFS_WRITE_CORRECT;
         } else {
             char *esc = out_escape(arg, strlen(arg), 0);
-            int rc = cli_usage_error(self, "--driver takes '2012' or 'correct', not '%s'", esc);
+            int rc = cli_usage_error(self, _("--driver takes '2012' or 'correct', not '%s'"), esc);
             g_free(esc);
             return rc;
         }
         return -1;
     case WCLI_OPT_LOG:
         if (arg[0] == '\0')
-            return cli_usage_error(self, "--log needs a file name");
+            return cli_usage_error(self, _("--log needs a file name"));
         o->log_path = arg;
         return -1;
     case 'h':
@@ -116,23 +116,27 @@ void wcli_fail(struct wcli *s, const char *where, enum lanyfs_err code, const ch
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
     note_hard(s, code);
-    out_report_add(&s->rep, where, code, LANYFS_NO_BLOCK, msg);
-    g_free(msg);
+    out_report_vaddf(&s->rep, where, code, LANYFS_NO_BLOCK, fmt, ap);
+    va_end(ap);
 }
 
 void wcli_mark(struct wcli *s, const char *where, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, ap2;
     va_start(ap, fmt);
+    va_copy(ap2, ap);
     char *body = g_strdup_vprintf(fmt, ap);
+    char *body_shown = g_strdup_vprintf(_(fmt), ap2);
+    va_end(ap2);
     va_end(ap);
     char *msg = g_strconcat("warning: driver mode: ", body, NULL);
+    char *shown = g_strdup_printf(_("warning: driver mode: %s"), body_shown);
     s->marked = true;
-    out_report_add(&s->rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg);
+    out_report_add_l10n(&s->rep, where, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK, msg, shown);
+    g_free(shown);
     g_free(msg);
+    g_free(body_shown);
     g_free(body);
 }
 
@@ -140,16 +144,16 @@ void wcli_warn(struct wcli *s, const char *where, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *body = g_strdup_vprintf(fmt, ap);
+    char *body = g_strdup_vprintf(_(fmt), ap);
     va_end(ap);
     char *b = out_escape(body, strlen(body), 0);
     s->warnings++;
     if (where != NULL) {
         char *w = out_escape(where, strlen(where), 0);
-        fprintf(stderr, "lanyfs: %s: warning: %s\n", w, b);
+        fprintf(stderr, _("lanyfs: %s: warning: %s\n"), w, b);
         g_free(w);
     } else {
-        fprintf(stderr, "lanyfs: warning: %s\n", b);
+        fprintf(stderr, _("lanyfs: warning: %s\n"), b);
     }
     g_free(b);
     g_free(body);
@@ -190,8 +194,9 @@ bool wcli_open(struct wcli *s)
     }
     if (fatal > 0) {
         char *esc = out_escape(s->image, strlen(s->image), 0);
-        fprintf(stderr, "lanyfs: %s: refusing to write to an image whose superblock fails its "
-                "checks; nothing was changed\n", esc);
+        fprintf(stderr, _("lanyfs: %s: refusing to write to an image whose superblock fails "
+                          "its checks; nothing was changed\n"),
+                esc);
         g_free(esc);
         return false;
     }
@@ -305,26 +310,26 @@ int wcli_finish(struct wcli *s)
 bool wcli_name_ok(struct wcli *s, const char *where, const char *name, size_t len)
 {
     if (len == 0) {
-        wcli_fail(s, where, LANYFS_E_NAME, "an empty name is not allowed");
+        wcli_fail(s, where, LANYFS_E_NAME, N_("an empty name is not allowed"));
         return false;
     }
     if (len > LANYFS_NAME_MAX) {
         wcli_fail(s, where, LANYFS_E_NAME,
-                  "the name '%.16s...' is %zu bytes long; LanyFS names hold at most %d bytes",
+                  N_("the name '%.16s...' is %zu bytes long; LanyFS names hold at most %d bytes"),
                   name, len, LANYFS_NAME_MAX);
         return false;
     }
     if (memchr(name, '\0', len) != NULL) {
-        wcli_fail(s, where, LANYFS_E_NAME, "a name cannot hold a NUL byte");
+        wcli_fail(s, where, LANYFS_E_NAME, N_("a name cannot hold a NUL byte"));
         return false;
     }
     if (memchr(name, '/', len) != NULL) {
-        wcli_fail(s, where, LANYFS_E_NAME, "the name '%.*s' holds a '/'", (int)len, name);
+        wcli_fail(s, where, LANYFS_E_NAME, N_("the name '%.*s' holds a '/'"), (int)len, name);
         return false;
     }
     if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.')) {
         wcli_fail(s, where, LANYFS_E_NAME,
-                  "'%.*s' cannot name a new entry (no driver can reach it)", (int)len, name);
+                  N_("'%.*s' cannot name a new entry (no driver can reach it)"), (int)len, name);
         return false;
     }
     return true;
@@ -344,8 +349,8 @@ bool wcli_path_split(struct wcli *s, const char *path, struct wcli_path *out)
         size_t len = end ? (size_t)(end - p) : strlen(p);
         if (len > LANYFS_NAME_MAX) {
             wcli_fail(s, path, LANYFS_E_NAME,
-                      "the name '%.16s...' is %zu bytes long; LanyFS names hold at most %d "
-                      "bytes",
+                      N_("the name '%.16s...' is %zu bytes long; LanyFS names hold at most %d "
+                         "bytes"),
                       p, len, LANYFS_NAME_MAX);
             ok = false;
             break;
@@ -425,7 +430,7 @@ bool wcli_target(struct wcli *s, const char *path, struct wcli_target *t)
     for (size_t i = 0; i < t->p.n; i++) {
         if (!lanyfs_entry_is_dir(&e)) {
             char *up = wcli_path_join(&t->p, i);
-            wcli_fail(s, path, LANYFS_E_NOTDIR, "the parent %s is a file, not a directory", up);
+            wcli_fail(s, path, LANYFS_E_NOTDIR, N_("the parent %s is a file, not a directory"), up);
             g_free(up);
             return false;
         }
@@ -445,7 +450,7 @@ bool wcli_target(struct wcli *s, const char *path, struct wcli_target *t)
         }
         if (!found) {
             char *up = wcli_path_join(&t->p, i + 1);
-            wcli_fail(s, path, LANYFS_E_NOTFOUND, "the parent directory %s does not exist", up);
+            wcli_fail(s, path, LANYFS_E_NOTFOUND, N_("the parent directory %s does not exist"), up);
             g_free(up);
             return false;
         }
@@ -478,7 +483,7 @@ bool wcli_free_available(struct wcli *s, uint64_t *n)
     b = malloc(g->blocksize);
     seen = lanyfs_blockset_new();
     if (b == NULL || seen == NULL) {
-        wcli_fail(s, NULL, LANYFS_E_NOMEM, "out of memory");
+        wcli_fail(s, NULL, LANYFS_E_NOMEM, N_("out of memory"));
         ok = false;
         goto out;
     }
@@ -488,7 +493,7 @@ bool wcli_free_available(struct wcli *s, uint64_t *n)
     for (uint64_t cur = sb->freehead; cur != 0;) {
         if (cur >= g->blocks || lanyfs_blockset_add(seen, cur) != 1) {
             wcli_fail(s, s->image, LANYFS_E_CORRUPT,
-                      "the free list is broken at block %" PRIu64 " (run a check)", cur);
+                      N_("the free list is broken at block %" PRIu64 " (run a check)"), cur);
             ok = false;
             goto out;
         }
@@ -550,7 +555,7 @@ bool wcli_check_put_space(struct wcli *s, const char *where, uint64_t size,
         return false;
     if (avail < need) {
         wcli_fail(s, where, LANYFS_E_NOSPC,
-                  "no space left on the device: %" PRIu64 " blocks needed, %" PRIu64 " free",
+                  N_("no space left on the device: %" PRIu64 " blocks needed, %" PRIu64 " free"),
                   need, avail);
         return false;
     }
@@ -568,19 +573,19 @@ bool wcli_read_host(struct wcli *s, const char *path, bool follow, uint8_t **buf
                       : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (follow ? 0 : O_NOFOLLOW));
     *len = 0;
     if (fd < 0) {
-        wcli_fail(s, path, LANYFS_E_IO, "cannot open: %s", strerror(errno));
+        wcli_fail(s, path, LANYFS_E_IO, N_("cannot open: %s"), strerror(errno));
         return false;
     }
     if (fstat(fd, st) != 0) {
-        wcli_fail(s, path, LANYFS_E_IO, "cannot stat: %s", strerror(errno));
+        wcli_fail(s, path, LANYFS_E_IO, N_("cannot stat: %s"), strerror(errno));
         goto out;
     }
     if (S_ISDIR(st->st_mode)) {
-        wcli_fail(s, path, LANYFS_E_ISDIR, "is a directory (use 'put -r' for a tree)");
+        wcli_fail(s, path, LANYFS_E_ISDIR, N_("is a directory (use 'put -r' for a tree)"));
         goto out;
     }
     if (!is_stdin && !S_ISREG(st->st_mode) && !(follow && S_ISFIFO(st->st_mode))) {
-        wcli_fail(s, path, LANYFS_E_INVAL, "not a regular file");
+        wcli_fail(s, path, LANYFS_E_INVAL, N_("not a regular file"));
         goto out;
     }
     for (;;) {
@@ -590,12 +595,12 @@ bool wcli_read_host(struct wcli *s, const char *path, bool follow, uint8_t **buf
                 (uint64_t)st->st_size < SIZE_MAX - 1)
                 ncap = (size_t)st->st_size + 1; /* one more byte tells a file that grew */
             if (ncap <= *cap) {
-                wcli_fail(s, path, LANYFS_E_NOMEM, "file too large to read");
+                wcli_fail(s, path, LANYFS_E_NOMEM, N_("file too large to read"));
                 goto out;
             }
             uint8_t *nb = realloc(*buf, ncap);
             if (nb == NULL) {
-                wcli_fail(s, path, LANYFS_E_NOMEM, "out of memory reading the file");
+                wcli_fail(s, path, LANYFS_E_NOMEM, N_("out of memory reading the file"));
                 goto out;
             }
             *buf = nb;
@@ -605,7 +610,7 @@ bool wcli_read_host(struct wcli *s, const char *path, bool follow, uint8_t **buf
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            wcli_fail(s, path, LANYFS_E_IO, "read error: %s", strerror(errno));
+            wcli_fail(s, path, LANYFS_E_IO, N_("read error: %s"), strerror(errno));
             goto out;
         }
         if (got == 0)

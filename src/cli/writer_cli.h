@@ -59,20 +59,24 @@ struct wcli_opts {
     {"log", required_argument, NULL, WCLI_OPT_LOG},           \
     {"help", no_argument, NULL, 'h'}
 
-/* The help lines of those options and of what the writer commands share. */
+/*
+ * The help lines of those options and of what the writer commands share,
+ * for the more parts of a command's help (cli.h): each is translated on
+ * its own, so the commands share one translation.
+ */
 #define WCLI_HELP_OPTIONS                                                                 \
-    "      --driver=MODE  'correct' (default): keep the filesystem exact; '2012':\n"      \
-    "                     write as the 2012 kernel driver does, bugs included\n"          \
-    "      --log FILE     append every block write to the write log FILE\n"               \
-    "  -h, --help         show this help\n"
+    N_("      --driver=MODE  'correct' (default): keep the filesystem exact; '2012':\n"   \
+       "                     write as the 2012 kernel driver does, bugs included\n"       \
+       "      --log FILE     append every block write to the write log FILE\n"            \
+       "  -h, --help         show this help\n")
 
 #define WCLI_HELP_NOTES                                                                   \
-    "The command is one mount of the filesystem.  A refused command (a bad or\n"          \
-    "too long name, a missing parent or a parent that is a file, an existing\n"           \
-    "target, too little space, an image that fails its checks) changes nothing.\n"        \
-    "With --driver=2012 an operation that the 2012 driver completes with a\n"             \
-    "corruption is done as the driver does it, a warning on stderr names what\n"          \
-    "happened, and the exit status is 7.\n"
+    N_("The command is one mount of the filesystem.  A refused command (a bad or\n"       \
+       "too long name, a missing parent or a parent that is a file, an existing\n"        \
+       "target, too little space, an image that fails its checks) changes nothing.\n"     \
+       "With --driver=2012 an operation that the 2012 driver completes with a\n"          \
+       "corruption is done as the driver does it, a warning on stderr names what\n"       \
+       "happened, and the exit status is 7.\n")
 
 /*
  * Handle an option the command's own switch did not (ch from getopt_long,
@@ -141,6 +145,10 @@ int wcli_finish(struct wcli *s);
 
 /* A failure from the core, under where (a path, or NULL). */
 void wcli_error(struct wcli *s, const char *where, const struct lanyfs_error *err);
+/*
+ * The formats of these three are English and marked N_() (i18n.h): stderr
+ * gets the translation, the JSON problems keep the English text.
+ */
 /* A failure of the given kind with a message. */
 void wcli_fail(struct wcli *s, const char *where, enum lanyfs_err code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
