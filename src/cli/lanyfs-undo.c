@@ -18,12 +18,14 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "device.h"
+#include "i18n.h"
 #include "undo.h"
 
 #define PROG "lanyfs-undo"
@@ -37,32 +39,44 @@ enum {
 
 static void help(FILE *f)
 {
-    fputs("Usage: " PROG " [-n] [-f] [-v] UNDOFILE DEVICE\n"
-          "Restore the blocks a repair by fsck-lanyfs changed, from its undo file.\n"
-          "\n"
-          "Options:\n"
-          "  -n, --dry-run   check the device against the undo file; write nothing\n"
-          "  -f, --force     restore even when the device does not match the undo file\n"
-          "  -v, --verbose   say more about the undo file and the device\n"
-          "  -h, --help      show this help\n"
-          "  -V, --version   show the version\n"
-          "\n"
-          "The device must have the recorded size and block size, and every recorded\n"
-          "block must hold its old contents or what the repair wrote; running the\n"
-          "command again after an interruption completes the restore.\n"
-          "\n"
-          "Exit status:\n"
-          "  0  restored (with -n: matches and could be restored)\n"
-          "  1  operational error (undo file unreadable or damaged, I/O)\n"
-          "  2  usage error\n"
-          "  3  the device does not match the undo file (nothing written)\n",
-          f);
+    fprintf(f,
+            _("Usage: %s [-n] [-f] [-v] UNDOFILE DEVICE\n"
+              "Restore the blocks a repair by fsck-lanyfs changed, from its undo file.\n"
+              "\n"
+              "Options:\n"
+              "  -n, --dry-run   check the device against the undo file; write nothing\n"
+              "  -f, --force     restore even when the device does not match the undo file\n"
+              "  -v, --verbose   say more about the undo file and the device\n"
+              "  -h, --help      show this help\n"
+              "  -V, --version   show the version\n"
+              "\n"
+              "The device must have the recorded size and block size, and every recorded\n"
+              "block must hold its old contents or what the repair wrote; running the\n"
+              "command again after an interruption completes the restore.\n"
+              "\n"
+              "Exit status:\n"
+              "  0  restored (with -n: matches and could be restored)\n"
+              "  1  operational error (undo file unreadable or damaged, I/O)\n"
+              "  2  usage error\n"
+              "  3  the device does not match the undo file (nothing written)\n"),
+            PROG);
 }
 
+__attribute__((format(printf, 1, 2))) static void say_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", PROG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* msg is English, marked N_(), and translated here. */
 static int usage(const char *msg, const char *arg)
 {
-    fprintf(stderr, PROG ": %s%s\nTry '" PROG " --help' for more information.\n", msg,
-            arg ? arg : "");
+    fprintf(stderr, PROG ": %s%s\n", _(msg), arg ? arg : "");
+    fprintf(stderr, _("Try '%s --help' for more information.\n"), PROG);
     return UNDO_EXIT_USAGE;
 }
 
@@ -78,6 +92,7 @@ int main(int argc, char **argv)
     };
     bool dry = false, force = false, verbose = false;
     int c;
+    cli_i18n_init();
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":nfvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -97,12 +112,13 @@ int main(int argc, char **argv)
             printf(PROG " %s\n", PACKAGE_VERSION);
             return UNDO_EXIT_OK;
         default:
-            return usage("unknown option ", argv[optind - 1]);
+            return usage(N_("unknown option "), argv[optind - 1]);
         }
     }
     if (argc - optind != 2)
-        return usage(argc - optind < 2 ? "an undo file and a device are needed" :
-                                         "too many arguments", NULL);
+        return usage(argc - optind < 2 ? N_("an undo file and a device are needed")
+                                       : N_("too many arguments"),
+                     NULL);
     const char *upath = argv[optind];
     const char *dpath = argv[optind + 1];
 
@@ -118,23 +134,22 @@ int main(int argc, char **argv)
     if (verbose) {
         char hex[65];
         lanyfs_sha256_hex(info->sb_sha256, hex);
-        printf("%s: undo file version %" PRIu32 ", block size %" PRIu32 ", device %" PRIu64
-               " bytes, %" PRIu64 " blocks recorded, %" PRIu64 " writes, %s\n",
+        printf(_("%s: undo file version %" PRIu32 ", block size %" PRIu32 ", device %" PRIu64
+                 " bytes, %" PRIu64 " blocks recorded, %" PRIu64 " writes, %s\n"),
                upath, info->version, info->blocksize, info->device_bytes, info->blocks,
-               info->writes, info->complete ? "complete" : "incomplete");
-        printf("%s: superblock before the repair: SHA-256 %s\n", upath, hex);
+               info->writes, info->complete ? _("complete") : _("incomplete"));
+        printf(_("%s: superblock before the repair: SHA-256 %s\n"), upath, hex);
     }
     if (!info->complete)
-        printf("%s: the repair did not finish; recorded blocks may hold any of its writes\n",
+        printf(_("%s: the repair did not finish; recorded blocks may hold any of its writes\n"),
                upath);
     if (info->torn_tail)
-        printf("%s: its last record is incomplete (written as the repair stopped) and is "
-               "ignored\n",
+        printf(_("%s: its last record is incomplete (written as the repair stopped) and is "
+                 "ignored\n"),
                upath);
     const char *where = NULL;
     if (!dry && fsck_device_mounted(dpath, &where)) {
-        fprintf(stderr, PROG ": %s is mounted on %s: unmount it first\n", dpath,
-                where ? where : "?");
+        say_error(_("%s is mounted on %s: unmount it first"), dpath, where ? where : "?");
         goto out;
     }
     unsigned flags = dry ? 0 : (LANYFS_IMAGE_RDWR | LANYFS_IMAGE_EXCL);
@@ -149,36 +164,39 @@ int main(int argc, char **argv)
     }
     bool match = chk.size_ok && chk.blocksize_ok && chk.mismatched == 0;
     if (!chk.size_ok)
-        fprintf(stderr, PROG ": %s holds %" PRIu64 " bytes; the undo file was made for %" PRIu64
-                "\n", dpath, chk.device_bytes, info->device_bytes);
+        say_error(_("%s holds %" PRIu64 " bytes; the undo file was made for %" PRIu64),
+                  dpath, chk.device_bytes, info->device_bytes);
     if (!chk.blocksize_ok)
-        fprintf(stderr, PROG ": %s's superblock names another block size than the undo "
-                "file's %" PRIu32 "\n", dpath, info->blocksize);
+        say_error(_("%s's superblock names another block size than the undo file's %" PRIu32),
+                  dpath, info->blocksize);
     if (chk.mismatched > 0)
-        fprintf(stderr, PROG ": %" PRIu64 " recorded blocks of %s hold neither their old "
-                "contents nor what the repair wrote (first: block %" PRIu64 ")\n",
-                chk.mismatched, dpath, chk.first_mismatch);
-    printf("%s: %" PRIu64 " blocks hold what the repair wrote, %" PRIu64 " their old contents\n",
+        say_error(_("%" PRIu64 " recorded blocks of %s hold neither their old contents nor "
+                    "what the repair wrote (first: block %" PRIu64 ")"),
+                  chk.mismatched, dpath, chk.first_mismatch);
+    printf(_("%s: %" PRIu64 " blocks hold what the repair wrote, %" PRIu64
+             " their old contents\n"),
            dpath, chk.at_new, chk.at_old);
     if (!match && !force) {
-        fprintf(stderr, PROG ": %s does not match %s: nothing written (--force restores "
-                "anyway)\n", dpath, upath);
+        say_error(_("%s does not match %s: nothing written (--force restores anyway)"), dpath,
+                  upath);
         rc = UNDO_EXIT_MISMATCH;
         goto out;
     }
     if (dry) {
-        printf("%s: %s; %" PRIu64 " blocks would be restored\n", dpath,
-               match ? "matches the undo file" : "does not match the undo file", info->blocks);
+        printf(match ? _("%s: matches the undo file; %" PRIu64 " blocks would be restored\n")
+                     : _("%s: does not match the undo file; %" PRIu64
+                         " blocks would be restored\n"),
+               dpath, info->blocks);
         rc = match ? UNDO_EXIT_OK : UNDO_EXIT_MISMATCH;
         goto out;
     }
     uint64_t restored = 0;
     if (lanyfs_undo_file_restore(uf, img, &restored, &err) != LANYFS_OK) {
-        fprintf(stderr, PROG ": %s (%" PRIu64 " blocks restored; run again to finish)\n",
-                err.msg, restored);
+        say_error(_("%s (%" PRIu64 " blocks restored; run again to finish)"), err.msg,
+                  restored);
         goto out;
     }
-    printf("%s: %" PRIu64 " blocks restored from %s\n", dpath, restored, upath);
+    printf(_("%s: %" PRIu64 " blocks restored from %s\n"), dpath, restored, upath);
     rc = UNDO_EXIT_OK;
 out:
     lanyfs_image_close(img);

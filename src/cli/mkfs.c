@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "i18n.h"
 #include "lanyfs.h"
 
 #define EXIT_OK 0
@@ -72,43 +73,44 @@ __attribute__((format(printf, 1, 2))) static void say_error(const char *fmt, ...
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: %s [-a BITS] [-b BYTES] [-l LABEL] [-v] [--size SIZE] [--compat=2012] DEVICE\n"
-            "Write a new LanyFS 1.4 filesystem onto DEVICE (an image file or a block device).\n"
-            "\n"
-            "  -a, --address-bits BITS  slot address length in bits: 8..64, a multiple of 8\n"
-            "                           (default %d: up to 2^32 blocks)\n"
-            "  -b, --block-size BYTES   block size: 512, 1024, 2048 or 4096 (default %d;\n"
-            "                           large blocks let one extender map larger files)\n"
-            "  -l, --label LABEL        volume label, at most 255 bytes\n"
-            "                           (default \"%s\");\n"
-            "                           with --compat=2012 a label of 256 or more bytes is\n"
-            "                           cut to 256 and stored without a NUL, as in 2012\n"
-            "  -v, --verbose            also report each step of the format (with\n"
-            "                           --compat=2012 the 2012 messages are the output)\n"
-            "      --size SIZE          make DEVICE a file of SIZE bytes first: create it or\n"
-            "                           extend it (never shrink; regular files only).  SIZE\n"
-            "                           takes K, M, G, T (or KiB, MiB, ...: powers of 1024)\n"
-            "                           or KB, MB, GB, TB (powers of 1000)\n"
-            "      --compat=2012        write exactly what the 2012 mkfs.lanyfs v1.4 wrote,\n"
-            "                           quirks included: chain blocks of type 0x80, every\n"
-            "                           chain slot filled, and with -a 64 its 'blocks = 1'\n"
-            "                           bug; print its messages (the first line names this\n"
-            "                           tool, not the 2012 release)\n"
-            "  -h, --help               show this help\n"
-            "  -V, --version            show the version\n"
-            "\n"
-            "Without --compat the free list is the correct one: chain blocks of type 0x70\n"
-            "with their last slot left empty, and no cap for 64-bit addresses.  A device\n"
-            "larger than the address length reaches is used up to that limit; a partial\n"
-            "block at its end is not used.  A mounted DEVICE is refused.\n"
-            "\n"
-            "Exit status: 0 success, 1 operational error, 2 usage error.\n",
+            _("Usage: %s [-a BITS] [-b BYTES] [-l LABEL] [-v] [--size SIZE] [--compat=2012] "
+              "DEVICE\n"
+              "Write a new LanyFS 1.4 filesystem onto DEVICE (an image file or a block device).\n"
+              "\n"
+              "  -a, --address-bits BITS  slot address length in bits: 8..64, a multiple of 8\n"
+              "                           (default %d: up to 2^32 blocks)\n"
+              "  -b, --block-size BYTES   block size: 512, 1024, 2048 or 4096 (default %d;\n"
+              "                           large blocks let one extender map larger files)\n"
+              "  -l, --label LABEL        volume label, at most 255 bytes\n"
+              "                           (default \"%s\");\n"
+              "                           with --compat=2012 a label of 256 or more bytes is\n"
+              "                           cut to 256 and stored without a NUL, as in 2012\n"
+              "  -v, --verbose            also report each step of the format (with\n"
+              "                           --compat=2012 the 2012 messages are the output)\n"
+              "      --size SIZE          make DEVICE a file of SIZE bytes first: create it or\n"
+              "                           extend it (never shrink; regular files only).  SIZE\n"
+              "                           takes K, M, G, T (or KiB, MiB, ...: powers of 1024)\n"
+              "                           or KB, MB, GB, TB (powers of 1000)\n"
+              "      --compat=2012        write exactly what the 2012 mkfs.lanyfs v1.4 wrote,\n"
+              "                           quirks included: chain blocks of type 0x80, every\n"
+              "                           chain slot filled, and with -a 64 its 'blocks = 1'\n"
+              "                           bug; print its messages (the first line names this\n"
+              "                           tool, not the 2012 release)\n"
+              "  -h, --help               show this help\n"
+              "  -V, --version            show the version\n"
+              "\n"
+              "Without --compat the free list is the correct one: chain blocks of type 0x70\n"
+              "with their last slot left empty, and no cap for 64-bit addresses.  A device\n"
+              "larger than the address length reaches is used up to that limit; a partial\n"
+              "block at its end is not used.  A mounted DEVICE is refused.\n"
+              "\n"
+              "Exit status: 0 success, 1 operational error, 2 usage error.\n"),
             prog, DEFAULT_ADDR_BITS, DEFAULT_BLOCK_SIZE, LANYFS_FORMAT_DEFAULT_LABEL);
 }
 
 static int usage_error(void)
 {
-    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    fprintf(stderr, _("Try '%s --help' for more information.\n"), prog);
     return EXIT_USAGE;
 }
 
@@ -203,7 +205,7 @@ static int parse_args(int argc, char **argv, struct mkfs_args *a)
         case 'a':
             if (!parse_uint(optarg, 64, &a->addr_bits) || a->addr_bits < 8 ||
                 a->addr_bits % 8 != 0) {
-                say_error("address length '%s' is not 8..64 bits in steps of 8", optarg);
+                say_error(_("address length '%s' is not 8..64 bits in steps of 8"), optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -211,7 +213,7 @@ static int parse_args(int argc, char **argv, struct mkfs_args *a)
             if (!parse_uint(optarg, LANYFS_BLOCKSIZE_MAX, &a->block_size) ||
                 a->block_size < LANYFS_BLOCKSIZE_MIN ||
                 (a->block_size & (a->block_size - 1)) != 0) {
-                say_error("block size '%s' is not 512, 1024, 2048 or 4096 bytes", optarg);
+                say_error(_("block size '%s' is not 512, 1024, 2048 or 4096 bytes"), optarg);
                 return EXIT_USAGE;
             }
             break;
@@ -223,8 +225,8 @@ static int parse_args(int argc, char **argv, struct mkfs_args *a)
             break;
         case OPT_SIZE:
             if (!parse_size(optarg, &a->size)) {
-                say_error("size '%s' is not a byte count (digits, then K, M, G, T, KiB, ..., "
-                          "KB, ...)",
+                say_error(_("size '%s' is not a byte count (digits, then K, M, G, T, KiB, ..., "
+                            "KB, ...)"),
                           optarg);
                 return EXIT_USAGE;
             }
@@ -232,7 +234,7 @@ static int parse_args(int argc, char **argv, struct mkfs_args *a)
             break;
         case OPT_COMPAT:
             if (strcmp(optarg, "2012") != 0) {
-                say_error("--compat knows only 2012 (the mkfs.lanyfs v1.4 release), not '%s'",
+                say_error(_("--compat knows only 2012 (the mkfs.lanyfs v1.4 release), not '%s'"),
                           optarg);
                 return EXIT_USAGE;
             }
@@ -245,29 +247,29 @@ static int parse_args(int argc, char **argv, struct mkfs_args *a)
             printf("%s (lanyfs-tools %s)\n", prog, PACKAGE_VERSION);
             return EXIT_OK;
         case ':':
-            say_error("option '%s' needs an argument", argv[optind - 1]);
+            say_error(_("option '%s' needs an argument"), argv[optind - 1]);
             return usage_error();
         default:
             if (optopt != 0)
-                say_error("unknown option '-%c'", optopt);
+                say_error(_("unknown option '-%c'"), optopt);
             else
-                say_error("unknown option '%s'", argv[optind - 1]);
+                say_error(_("unknown option '%s'"), argv[optind - 1]);
             return usage_error();
         }
     }
     if (optind >= argc) {
-        say_error("no DEVICE given");
+        say_error(_("no DEVICE given"));
         return usage_error();
     }
     if (optind + 1 < argc) {
-        say_error("only one DEVICE, but '%s' follows '%s'", argv[optind + 1], argv[optind]);
+        say_error(_("only one DEVICE, but '%s' follows '%s'"), argv[optind + 1], argv[optind]);
         return EXIT_USAGE;
     }
     a->device = argv[optind];
     a->label_len = strlen(a->label);
     if (!a->compat2012 && a->label_len > LANYFS_NAME_MAX) {
-        say_error("the label is %zu bytes; at most %d fit (a 256-byte label without a NUL "
-                  "is written only with --compat=2012)",
+        say_error(_("the label is %zu bytes; at most %d fit (a 256-byte label without a NUL "
+                    "is written only with --compat=2012)"),
                   a->label_len, LANYFS_NAME_MAX);
         return EXIT_USAGE;
     }
@@ -362,25 +364,25 @@ static int prepare_file(const char *path, uint64_t size, bool *created)
     /* O_NONBLOCK: a FIFO must not hang the open; it is refused below. */
     int fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
     if (fd < 0) {
-        say_error("cannot open %s: %s", path, strerror(errno));
+        say_error(_("cannot open %s: %s"), path, strerror(errno));
         return EXIT_FAIL;
     }
     *created = !existed;
     if (fstat(fd, &st) != 0) {
-        say_error("cannot stat %s: %s", path, strerror(errno));
+        say_error(_("cannot stat %s: %s"), path, strerror(errno));
         goto out;
     }
     if (!S_ISREG(st.st_mode)) {
-        say_error("--size makes or extends an image file, but %s is no regular file", path);
+        say_error(_("--size makes or extends an image file, but %s is no regular file"), path);
         goto out;
     }
     if ((uint64_t)st.st_size > size) {
-        say_error("%s holds %jd bytes; --size %" PRIu64 " would shrink it, which is refused",
+        say_error(_("%s holds %jd bytes; --size %" PRIu64 " would shrink it, which is refused"),
                   path, (intmax_t)st.st_size, size);
         goto out;
     }
     if ((uint64_t)st.st_size < size && ftruncate(fd, (off_t)size) != 0) {
-        say_error("cannot extend %s to %" PRIu64 " bytes: %s", path, size, strerror(errno));
+        say_error(_("cannot extend %s to %" PRIu64 " bytes: %s"), path, size, strerror(errno));
         goto out;
     }
     rc = EXIT_OK;
@@ -428,13 +430,13 @@ static void progress_verbose(const struct progress_ctx *p, enum lanyfs_format_st
 {
     switch (stage) {
     case LANYFS_FORMAT_SUPER_FIRST:
-        puts("Writing the provisional superblock");
+        puts(_("Writing the provisional superblock"));
         break;
     case LANYFS_FORMAT_ROOT:
-        printf("Writing the root directory at block %" PRIu64 "\n", pos);
+        printf(_("Writing the root directory at block %" PRIu64 "\n"), pos);
         break;
     case LANYFS_FORMAT_FREE_START:
-        puts("Writing the free list");
+        puts(_("Writing the free list"));
         break;
     case LANYFS_FORMAT_FREE_CHAIN:
         if (p->tty)
@@ -445,7 +447,7 @@ static void progress_verbose(const struct progress_ctx *p, enum lanyfs_format_st
             printf("\r  %" PRIu64 "/%" PRIu64 "\n", pos, blocks);
         break;
     case LANYFS_FORMAT_SUPER_FINAL:
-        puts("Writing the final superblock");
+        puts(_("Writing the final superblock"));
         break;
     case LANYFS_FORMAT_DONE:
         break;
@@ -483,33 +485,42 @@ static void header_2012(const struct lanyfs_format_opts *o, const struct lanyfs_
         puts("warning: address length not sufficient!");
     fflush(stdout);
     if (o->label_len > LANYFS_NAME_FIELD)
-        say_error("note: the label was cut to %d bytes, stored without a NUL",
+        say_error(_("note: the label was cut to %d bytes, stored without a NUL"),
                   LANYFS_NAME_FIELD);
     else if (o->label_len == LANYFS_NAME_FIELD)
-        say_error("note: the 256-byte label is stored without a NUL");
+        say_error(_("note: the 256-byte label is stored without a NUL"));
     if (l->capped && l->geom.addrlen == LANYFS_ADDRLEN_MAX)
-        say_error("warning: as the 2012 formatter did, this writes 'blocks = 1', an image no "
-                  "driver can use; leave out --compat=2012 for a usable one");
+        say_error(_("warning: as the 2012 formatter did, this writes 'blocks = 1', an image no "
+                    "driver can use; leave out --compat=2012 for a usable one"));
 }
 
 static void warnings_default(const struct lanyfs_format_layout *l)
 {
     if (l->overhead != 0)
-        say_error("note: the last %" PRIu64 " bytes of the device make no whole block of %" PRIu32
-                  " bytes and are not used",
+        say_error(_("note: the last %" PRIu64 " bytes of the device make no whole block of %" PRIu32
+                    " bytes and are not used"),
                   l->overhead, l->geom.blocksize);
     if (l->capped)
-        say_error("warning: %u-bit addresses reach %" PRIu64 " blocks: only %" PRIu64
-                  " of the device's %" PRIu64 " blocks are used (a larger -a uses them all)",
+        say_error(_("warning: %u-bit addresses reach %" PRIu64 " blocks: only %" PRIu64
+                    " of the device's %" PRIu64 " blocks are used (a larger -a uses them all)"),
                   8 * l->geom.addrlen, l->cap, l->blocks, l->device_blocks);
 }
 
 static void header_default(const char *device)
 {
     printf("%s (lanyfs-tools %s)\n", prog, PACKAGE_VERSION);
-    printf("Creating a LanyFS %d.%d filesystem on %s\n", LANYFS_VERSION_MAJOR,
+    printf(_("Creating a LanyFS %d.%d filesystem on %s\n"), LANYFS_VERSION_MAJOR,
            LANYFS_VERSION_MINOR, device);
     fflush(stdout);
+}
+
+/* "  LABEL:" padded to the column of the values, counting characters. */
+static void summary_label(const char *label)
+{
+    int chars = 0;
+    for (const char *p = label; *p != '\0'; p++)
+        chars += ((unsigned char)*p & 0xC0) != 0x80;
+    printf("  %s:%*s", label, chars + 1 < 17 ? 17 - (chars + 1) : 1, "");
 }
 
 static void summary_default(const struct lanyfs_format_opts *o,
@@ -517,17 +528,23 @@ static void summary_default(const struct lanyfs_format_opts *o,
 {
     char when[64];
     lanyfs_ts_format(now, when, sizeof(when));
-    printf("  block size:      %" PRIu32 " bytes\n", l->geom.blocksize);
-    printf("  address length:  %u bit\n", 8 * l->geom.addrlen);
-    printf("  blocks:          %" PRIu64 " (%" PRIu64 " bytes)\n", l->blocks,
-           l->blocks << l->geom.blockbits);
-    printf("  free blocks:     %" PRIu64 ", in %" PRIu64 " chain block%s\n", l->freeblocks,
-           l->chain_blocks, l->chain_blocks == 1 ? "" : "s");
-    printf("  root directory:  block %" PRIu64 "\n", l->rootdir);
-    fputs("  volume label:    ", stdout);
+    summary_label(_("block size"));
+    printf(_("%" PRIu32 " bytes\n"), l->geom.blocksize);
+    summary_label(_("address length"));
+    printf(_("%u bit\n"), 8 * l->geom.addrlen);
+    summary_label(_("blocks"));
+    printf(_("%" PRIu64 " (%" PRIu64 " bytes)\n"), l->blocks, l->blocks << l->geom.blockbits);
+    summary_label(_("free blocks"));
+    printf(ngettext("%" PRIu64 ", in %" PRIu64 " chain block\n",
+                    "%" PRIu64 ", in %" PRIu64 " chain blocks\n", l->chain_blocks),
+           l->freeblocks, l->chain_blocks);
+    summary_label(_("root directory"));
+    printf(_("block %" PRIu64 "\n"), l->rootdir);
+    summary_label(_("volume label"));
     print_label(o);
-    printf("  created:         %s\n", when);
-    puts("Done.");
+    summary_label(_("created"));
+    printf("%s\n", when);
+    puts(_("Done."));
 }
 
 int main(int argc, char **argv)
@@ -539,6 +556,7 @@ int main(int argc, char **argv)
     struct lanyfs_ts now;
     bool created = false;
     char where[PATH_MAX];
+    cli_i18n_init();
     int rc = parse_args(argc, argv, &a);
     if (rc != CONTINUE)
         return rc;
@@ -565,13 +583,13 @@ int main(int argc, char **argv)
     };
 
     if (is_mounted(a.device, where, sizeof(where))) {
-        say_error("%s is mounted on %s; unmount it first", a.device, where);
+        say_error(_("%s is mounted on %s; unmount it first"), a.device, where);
         goto out;
     }
     if (a.have_size) {
         /* Refuse a size too small before making any file. */
         if (lanyfs_format_plan(&o, a.size, &l, &err) != LANYFS_OK) {
-            say_error("--size %" PRIu64 ": %s", a.size, err.msg);
+            say_error(_("--size %" PRIu64 ": %s"), a.size, err.msg);
             goto out;
         }
         if (prepare_file(a.device, a.size, &created) != EXIT_OK)
@@ -604,7 +622,7 @@ int main(int argc, char **argv)
 out:
     lanyfs_image_close(img);
     if (fflush(stdout) != 0 && rc == EXIT_OK) {
-        say_error("cannot write the output: %s", strerror(errno));
+        say_error(_("cannot write the output: %s"), strerror(errno));
         rc = EXIT_FAIL;
     }
     if (rc != EXIT_OK && created)
