@@ -128,7 +128,6 @@ void scan_result_free(struct scan_result *r)
     sc_findings_free(r);
     sc_entries_free(r);
     free(r->map);
-    sc_cache_free(r);
     if (r->own_fs)
         lanyfs_fs_close(r->fs);
     free(r);

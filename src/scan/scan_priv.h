@@ -18,8 +18,7 @@
  *
  * and the helpers:
  *
- *   blockio.c   reading blocks with the scan's geometry (not the handle's),
- *               single blocks through a small read cache
+ *   blockio.c   reading blocks with the scan's geometry (not the handle's)
  *   blockmap.c  the ownership map: 16 bytes a block, claims and conflicts
  *   entries.c   the table of entries found, their paths
  *   finding.c   recording findings and filling message templates
@@ -31,10 +30,10 @@
  * instead of being taken for a live entry and undone later.
  *
  * Memory: the block map (16 bytes a block), the entries and their paths and
- * data lists, the findings, O(depth) walk stacks and the 2 MiB read cache.
- * No other per-block table exists: a pass that needs a fact about a block
- * keeps it in the block's cell (the SC_BF_* scratch flags below, cleared
- * before the result is handed out) or reads the block again.
+ * data lists, the findings, and O(depth) walk stacks.  No other per-block
+ * table exists: a pass that needs a fact about a block keeps it in the
+ * block's cell (the SC_BF_* scratch flags below, cleared before the result
+ * is handed out) or reads the block again.
  */
 #pragma once
 
@@ -78,22 +77,11 @@ struct sc_aux {
     uint64_t excess;        /* data blocks mapped at file blocks past the size */
 };
 
-/* The read cache of sc_read (blockio.c). */
-#define SC_WINDOWS 64
-#define SC_WINDOW_BYTES ((size_t)32768)
-struct sc_cache {
-    uint8_t *mem;               /* SC_WINDOWS windows, NULL until the first read */
-    uint64_t tag[SC_WINDOWS];   /* window number + 1 held by each slot, 0 = none */
-    uint32_t lookups, misses;   /* since the hit rate was last judged */
-    uint32_t bypass;            /* reads left to make without the cache */
-};
-
 struct scan_result {
     /* Borrowed or owned handles */
     struct lanyfs_fs *fs;          /* the filesystem handle */
     bool own_fs;                   /* scan_image opened it: close it with the result */
     struct lanyfs_image *img;      /* borrowed from fs */
-    struct sc_cache cache;         /* sc_read's windows */
     const struct scan_opts *opts;  /* borrowed, only while scanning */
 
     /* What block 0 says, and the geometry in use */
@@ -169,10 +157,9 @@ bool sc_oom(struct scan_result *r);
 /* Read block blk (the scan's block size) into buf; TRUNCATED past the image. */
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err);
-/* Read count blocks from first into buf (count * blocksize bytes), without the cache. */
+/* Read count blocks from first into buf (count * blocksize bytes). */
 enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,
                             struct lanyfs_error *err);
-void sc_cache_free(struct scan_result *r);
 
 /* ---- blockmap.c ----------------------------------------------------------- */
 

@@ -155,37 +155,6 @@ START_TEST(slots_fast_decode)
 }
 END_TEST
 
-/* A scan reads blocks in the image's last, partial window and blocks cut off by its end. */
-START_TEST(read_cache_image_end)
-{
-    for (unsigned bits = 9; bits <= 12; bits++) {
-        /* 32 KiB windows: an image that ends a few blocks into one. */
-        uint64_t per = (uint64_t)32768 >> bits;
-        struct tree t = small(bits, 4, 3 * per + 5);
-        uint8_t data[4096];
-        fx_pattern(data, sizeof(data), 9);
-        /* Entries in the last blocks of the image. */
-        uint64_t late = 0;
-        for (int i = 0; i < 3 * (int)per + 5; i++) {
-            char name[16];
-            snprintf(name, sizeof(name), "late%03d", i);
-            uint64_t b = fx_file(t.fx, fx_root(t.fx), name, data, 1);
-            if (b == 0)
-                break;
-            late = b;
-        }
-        ck_assert_uint_ge(late, 3 * per); /* in the last window, which the image cuts */
-        struct scan_result *r = scan_fx(t.fx, false);
-        assert_clean(r, "image ending inside a window");
-        const struct scan_entry *e = by_path(r, "/late000");
-        ck_assert_ptr_nonnull(e);
-        ck_assert_uint_eq(e->blocks_mapped, 1);
-        ck_assert_uint_eq(scan_blocks(r)[late].cls, SCAN_BLK_FILE);
-        scan_result_free(r);
-        fx_free(t.fx);
-    }
-}
-END_TEST
 
 /* ---- table and messages --------------------------------------------------- */
 
@@ -751,7 +720,6 @@ static Suite *make(void)
     tcase_add_test(tc, progress_and_cancel);
     tcase_add_test(tc, random_damage);
     tcase_add_test(tc, slots_fast_decode);
-    tcase_add_test(tc, read_cache_image_end);
     suite_add_tcase(s, tc);
     return s;
 }
