@@ -21,16 +21,21 @@
  * tests that build the command's files without config.h need only _()). */
 #if defined(GETTEXT_PACKAGE) && defined(LOCALEDIR)
 
+#include <stdlib.h>
+
 /*
- * Set the locale from the environment and bind the project's catalogue.
- * Numbers keep the C form (a decimal point, no grouping): JSON, CSV and the
- * reports print them with printf, and they must read the same everywhere.
+ * Set the locale from the environment and bind the project's catalogue,
+ * from LOCALEDIR or, when LANYFS_LOCALEDIR is set, from there (a build
+ * that is not installed, the tests).  Numbers keep the C form (a decimal
+ * point, no grouping): JSON, CSV and the reports print them with printf,
+ * and they must read the same everywhere.
  */
 static inline void cli_i18n_init(void)
 {
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
-    bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+    const char *dir = secure_getenv("LANYFS_LOCALEDIR");
+    bindtextdomain(GETTEXT_PACKAGE, dir != NULL && dir[0] != '\0' ? dir : LOCALEDIR);
     bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
     textdomain(GETTEXT_PACKAGE);
 }
