@@ -8,7 +8,8 @@
  *     file; the live tree comes first (depth first, siblings by name), then
  *     the versions, the deleted files and the orphans;
  *  2. copy: every planned file, block run by block run, each block from
- *     the place its kind allows (below), zeros for what cannot be had, the
+ *     the place its kind allows (below), zeros for what cannot be had
+ *     (left as holes of the copy where they are whole blocks), the
  *     SHA-256 of what is written, libmagic's verdict on the first 64 KiB;
  *     then the carve over the blocks no file owns; then the directories'
  *     times;
@@ -2476,22 +2477,24 @@ static void copy_entry(struct sv *s, struct sv_job *j)
     lanyfs_sha256_init(&sha);
     uint64_t run_max = SV_RUN_BYTES / s->bs;
     for (uint64_t i = 0; i < nb && !write_failed;) {
+        /* A run: consecutive disk blocks, or zero-filled blocks of one kind. */
         uint64_t k = 1;
-        if (kinds[i] == BK_OK)
-            while (i + k < nb && k < run_max && kinds[i + k] == BK_OK && dblk[i + k] == dblk[i] + k)
-                k++;
+        while (i + k < nb && k < run_max && kinds[i + k] == kinds[i] &&
+               (kinds[i] != BK_OK || dblk[i + k] == dblk[i] + k))
+            k++;
         uint8_t *b = s->buf;
         size_t bytes = 0;
         for (uint64_t m = 0; m < k; m++)
             bytes += block_bytes(s, i + m, length);
-        if (kinds[i] != BK_OK) {
-            memset(b, 0, s->bs);
+        bool zeros = kinds[i] != BK_OK;
+        if (zeros) {
+            memset(b, 0, bytes);
             if (kinds[i] == BK_HOLE) {
-                if (!ranges_add(&it.holes, i, 1))
+                if (!ranges_add(&it.holes, i, k))
                     s->oom = true;
                 if (s->legal_holes[x->id])
                     legal += bytes;
-            } else if (!ranges_add(&it.reused, i, 1)) {
+            } else if (!ranges_add(&it.reused, i, k)) {
                 s->oom = true;
             }
         } else if (read_blocks(s, dblk[i], k, b)) {
@@ -2525,12 +2528,17 @@ static void copy_entry(struct sv *s, struct sv_job *j)
             headn += h;
         }
         lanyfs_sha256_update(&sha, b, bytes);
-        if (!write_all(fd, b, bytes)) {
+        /* Zeros of a hole or a reused block are left as a hole of the copy. */
+        if (zeros ? lseek(fd, (off_t)bytes, SEEK_CUR) < 0 : !write_all(fd, b, bytes)) {
             write_failed = true;
             why = strerror(errno);
         }
         sv_progress(s, bytes);
         i += k;
+    }
+    if (!write_failed && ftruncate(fd, (off_t)length) != 0) {
+        write_failed = true;
+        why = strerror(errno);
     }
     struct timespec ts[2];
     if (!write_failed && entry_times(&x->e.modified, ts) && futimens(fd, ts) != 0) {

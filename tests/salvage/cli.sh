@@ -123,6 +123,19 @@ python3 -c "import sqlite3; c = sqlite3.connect('s.db'); c.execute('DELETE FROM 
 check '[ "$(sql s.db "SELECT COUNT(*) FROM salvage_runs")" = 0 ] && [ "$(sql s.db "SELECT COUNT(*) FROM salvage_files")" = 0 ]' \
     "salvage rows outlive their scan"
 
+# ---- a sparse file (grown by truncate): exact, its holes listed, and a hole in the copy ---
+"$mkfs" -b 4096 -a 32 --size 24M sparse.img >/dev/null
+"$lanyfs" put sparse.img host/hello.txt /s
+"$lanyfs" truncate sparse.img /s 20000000
+expect 0 salvage sparse.img sp
+check '[ "$(col sp files/s status)" = exact ] && [ "$(col sp files/s size)" = 20000000 ] && [ -n "$(col sp files/s holes)" ]' \
+    "a sparse file: $(col sp files/s status) size $(col sp files/s size) holes $(col sp files/s holes)"
+check '[ "$(stat -c %s sp/files/s)" = 20000000 ] && [ "$(( $(stat -c %b sp/files/s) * $(stat -c %B sp/files/s) ))" -lt 1000000 ]' \
+    "the copy of a sparse file is not sparse: $(stat -c '%s bytes, %b blocks' sp/files/s)"
+check 'cmp -s <(head -c 6 sp/files/s) host/hello.txt && [ "$(tail -c +7 sp/files/s | tr -d "\\0" | wc -c)" = 0 ]' \
+    "the sparse copy's bytes"
+check '[ "$(col sp files/s sha256)" = "$(sha sp/files/s)" ]' "the manifest's SHA-256 of a sparse copy"
+
 # ---- orphans: a directory whose tree was cut off --------------------------------------
 cp tree.img orph.img
 "$mkcase" orph.img set @/docs/deep subtree 0
