@@ -168,10 +168,11 @@ void out_attr_words(uint16_t attr, char *buf, size_t len)
     for (size_t i = 0; i < G_N_ELEMENTS(attr_table); i++)
         if (attr & attr_table[i].bit)
             g_string_append_printf(s, "%s%s", s->len ? ", " : "", attr_table[i].word);
-    if (attr & ~ATTR_KNOWN)
-        g_string_append_printf(s, "%sundefined 0x%04x", s->len ? ", " : "",
-                               (unsigned)(attr & ~ATTR_KNOWN));
-    snprintf(buf, len, "%s", s->len ? s->str : "none");
+    if (attr & ~ATTR_KNOWN) {
+        g_string_append(s, s->len ? ", " : "");
+        g_string_append_printf(s, _("undefined 0x%04x"), (unsigned)(attr & ~ATTR_KNOWN));
+    }
+    snprintf(buf, len, "%s", s->len ? s->str : _("none"));
     g_string_free(s, TRUE);
 }
 

@@ -56,7 +56,8 @@ void out_ts_full(const struct lanyfs_ts *ts, char *buf, size_t len);
 /* Four flags w x h a ('-' when clear) and '+' when undefined bits are set: OUT_ATTR_LEN bytes. */
 #define OUT_ATTR_LEN 8
 void out_attr_flags(uint16_t attr, char *buf, size_t len);
-/* "no-write, no-exec" (or "none"), and "undefined 0x...." for other bits: OUT_ATTR_WORDS_LEN. */
+/* "no-write, no-exec" (or "none"), and "undefined 0x...." for other bits: OUT_ATTR_WORDS_LEN
+ * (the attribute names as they are, "none" and "undefined" translated; text only). */
 #define OUT_ATTR_WORDS_LEN 80
 void out_attr_words(uint16_t attr, char *buf, size_t len);
 /* One "Name:   value" line to stdout, the value starting at column width
