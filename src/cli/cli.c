@@ -92,8 +92,9 @@ bool cli_resolve(struct out_report *r, struct lanyfs_fs *fs, const char *path, u
     if (rc == LANYFS_OK)
         return true;
     if (rc == LANYFS_E_NOTFOUND) {
-        /* The core's message repeats the path; the plain form says it all. */
-        out_report_add(r, path, rc, err.block, lanyfs_strerror(rc));
+        /* The core's message repeats the path; the plain form (lanyfs_strerror's
+         * text, marked here for translation) says it all. */
+        out_report_addf(r, path, rc, err.block, N_("no such file or directory"));
         return false;
     }
     /* Core messages about a path may start with the path; it is in front already. */

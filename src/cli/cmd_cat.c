@@ -172,7 +172,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (!cli_resolve(&rep, fs, path, &blk, &e))
         goto out;
     if (lanyfs_entry_is_dir(&e)) {
-        out_report_add(&rep, path, LANYFS_E_ISDIR, blk, lanyfs_strerror(LANYFS_E_ISDIR));
+        out_report_addf(&rep, path, LANYFS_E_ISDIR, blk, N_("is a directory"));
         goto out;
     }
     copy_file(&rep, fs, path, &e);
