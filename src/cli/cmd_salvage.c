@@ -263,6 +263,17 @@ static void print_json(JsonBuilder *b, const char *outdir, const struct salvage_
     out_json_u64(b, "bytes_recovered", t.recovered);
     json_builder_end_object(b);
 
+    const char *const *probs;
+    size_t np = salvage_problems(res, &probs);
+    json_builder_set_member_name(b, "salvage_problems");
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < np; i++) {
+        char *m = out_escape(probs[i], strlen(probs[i]), OUT_ESC_KEEP_BSL);
+        json_builder_add_string_value(b, m);
+        g_free(m);
+    }
+    json_builder_end_array(b);
+
     const struct salvage_item *it;
     size_t n = salvage_items(res, &it);
     json_builder_set_member_name(b, "files");

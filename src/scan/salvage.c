@@ -2960,11 +2960,10 @@ static char *manifest_json(const struct sv *s)
               t->exact, t->partial, t->unrecoverable, t->skipped, t->failed, t->dirs, t->bytes,
               t->recovered, sv_cancelled(s) ? "true" : "false");
     sb_str(&b, "  \"problems\": [");
+    /* Problems are built of shown (escaped) names and ASCII: valid UTF-8 already. */
     for (size_t i = 0; i < r->nproblems; i++) {
-        char *m = salvage_escape_shown((const uint8_t *)r->problems[i], strlen(r->problems[i]));
         sb_str(&b, i ? ", " : "");
-        json_str(&b, m);
-        free(m);
+        json_str(&b, r->problems[i]);
     }
     sb_str(&b, "],\n  \"files\": [");
     for (size_t i = 0; i < r->nitems; i++) {
@@ -3107,8 +3106,10 @@ static bool plan(struct sv *s)
     for (size_t i = 0; ok && i < s->o->npaths; i++) {
         uint32_t id = live_by_path(s, s->o->paths[i]);
         if (id == 0) {
-            char *p = salvage_escape_shown((const uint8_t *)s->o->paths[i],
-                                           strlen(s->o->paths[i]));
+            /* Shown in its canonical form, whether it was given raw or shown. */
+            char *raw = unescape(s->o->paths[i]);
+            char *p = raw != NULL ? salvage_escape_shown((const uint8_t *)raw, strlen(raw)) : NULL;
+            free(raw);
             problem(s, "%s: no live entry of that path", p != NULL ? p : "?");
             free(p);
             s->res->t.missing++;

@@ -99,6 +99,15 @@ check '[ -f o2/files/docs/deep/numbers.txt ] && [ ! -e o2/files/hello.txt ] && [
     "PATH selection: $(find o2 -type f)"
 expect 6 salvage tree.img o3 /nothing
 check 'grep -q "no live entry" err.txt' "the missing path is not reported: $(cat err.txt)"
+expect 6 salvage --json tree.img o3j '/no\xffthing'
+check 'python3 - <<EOF
+import json, sys
+d = json.load(open("out.txt"))
+m = json.load(open("o3j/manifest.json"))
+want = "/no" + chr(92) + "xffthing: no live entry of that path"
+sys.exit(not (d["exit_code"] == 6 and d["summary"]["missing_paths"] == 1 and
+              d["salvage_problems"] == [want] and m["problems"] == [want]))
+EOF' "--json of a missing path: $(head -c 400 out.txt); manifest: $(grep problems o3j/manifest.json)"
 expect 2 salvage tree.img
 expect 2 salvage --json --quiet tree.img o4
 expect 1 salvage missing.img o4
