@@ -21,7 +21,7 @@
  * --quiet nor --json is given.  --db FILE adds the scan (docs/scan-db.md)
  * and the salvage rows (docs/salvage.md) to an SQLite scan database.
  *
- * Exit status: 0 when every file came out exact; SALVAGE_EXIT_INCOMPLETE
+ * Exit status: 0 when every file came out exact; LANYFS_EXIT_INCOMPLETE
  * (9) when every file was written but some are partial or unrecoverable;
  * LANYFS_EXIT_NOTFOUND (6) when a PATH names no live entry; 1 when a file
  * could not be written (it exists, without --force, or the folder refused
@@ -46,9 +46,6 @@
 #include "scan.h"
 #include "store.h"
 #include "store_salvage.h"
-
-/* Every file was written, but not every one is exact. */
-#define SALVAGE_EXIT_INCOMPLETE 9
 
 /* ---- progress ------------------------------------------------------------------ */
 
@@ -333,7 +330,7 @@ static int exit_for(const struct salvage_totals *t)
     if (t->missing != 0)
         return LANYFS_EXIT_NOTFOUND;
     if (t->partial != 0 || t->unrecoverable != 0)
-        return SALVAGE_EXIT_INCOMPLETE;
+        return LANYFS_EXIT_INCOMPLETE;
     return LANYFS_EXIT_OK;
 }
 
