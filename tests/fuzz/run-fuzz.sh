@@ -85,6 +85,7 @@ targets=(
   "codec images 8193"
   "wlog logs 65536"
   "undo undo 65536"
+  "repair images 262144"
 )
 
 run_one() {
