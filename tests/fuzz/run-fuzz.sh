@@ -4,7 +4,7 @@
 #   tests/fuzz/run-fuzz.sh BUILD [SECONDS]
 #
 # BUILD is a build directory set up with CC=clang -Dfuzz=true and the
-# sanitizers (tools/test does this); SECONDS (default 40) is each target's
+# sanitizers (tools/test does this); SECONDS (default 30) is each target's
 # time.  The seeds are written first into BUILD/fuzz-seeds: the crafted
 # seeds of seeds.c (fuzz_mkseeds), the reference images
 # ($LANYFS_CORPUS, default ../shared/corpus/mkfs-reference), and simulator
@@ -21,7 +21,7 @@
 set -euo pipefail
 
 build=${1:?usage: run-fuzz.sh BUILD [SECONDS]}
-seconds=${2:-40}
+seconds=${2:-30}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 corpus=${LANYFS_CORPUS:-$src/../shared/corpus/mkfs-reference}
 fz=$build/tests/fuzz
