@@ -17,6 +17,7 @@
 #   - lanyfs scan -q IMAGE         (the scan alone)
 #   - lanyfs scan -q --no-hash --db FILE IMAGE   (scan and store)
 #   - lanyfs scan -q --db FILE IMAGE             (scan, store and SHA-256)
+#   - fsck-lanyfs -n IMAGE         (the scan, fsck's analysis and report)
 #   - e2fsck -fn EXT4              (full check, read-only)
 #   - fsck.fat -n FAT
 # and prints a table with the ratios to cat and to e2fsck (wall time, and
@@ -52,7 +53,8 @@ counts=("$@")
 
 lanyfs=$build/src/cli/lanyfs
 mkfs=$build/src/cli/mkfs.lanyfs
-for t in "$lanyfs" "$mkfs"; do
+fsck=$build/src/fsck/fsck-lanyfs
+for t in "$lanyfs" "$mkfs" "$fsck"; do
   [ -x "$t" ] || { echo "scan-vs-e2fsck: $t not found (use -B BUILD)" >&2; exit 1; }
 done
 for t in /usr/bin/time python3 mkfs.ext4 e2fsck mkfs.fat fsck.fat mcopy; do
@@ -146,6 +148,7 @@ for count in "${counts[@]}"; do
   measure "lanyfs scan --db --no-hash" "$lanyfs" scan -q --no-hash --db "$db" "$lan"
   measure "lanyfs scan --db" "$lanyfs" scan -q --db "$db" "$lan"
   before=""
+  measure "fsck-lanyfs -n" "$fsck" -n "$lan"
   measure "cat ext4 image" sh -c 'cat "$1" >/dev/null' sh "$ext"
   measure "e2fsck -fn" e2fsck -fn "$ext"
   measure "cat fat image" sh -c 'cat "$1" >/dev/null' sh "$fat"
