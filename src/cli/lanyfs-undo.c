@@ -183,10 +183,13 @@ int main(int argc, char **argv)
         goto out;
     }
     if (dry) {
-        printf(match ? _("%s: matches the undo file; %" PRIu64 " blocks would be restored\n")
-                     : _("%s: does not match the undo file; %" PRIu64
-                         " blocks would be restored\n"),
-               dpath, info->blocks);
+        if (match)
+            printf(_("%s: matches the undo file; %" PRIu64 " blocks would be restored\n"),
+                   dpath, info->blocks);
+        else
+            printf(_("%s: does not match the undo file; %" PRIu64
+                     " blocks would be restored\n"),
+                   dpath, info->blocks);
         rc = match ? UNDO_EXIT_OK : UNDO_EXIT_MISMATCH;
         goto out;
     }
