@@ -38,95 +38,26 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "salvage.h"
 #include "scan.h"
+#include "scan_run.h"
 #include "store.h"
 #include "store_salvage.h"
+#include "termbar.h"
 
 /* ---- progress ------------------------------------------------------------------ */
 
-struct bar {
-    bool on;           /* stderr is a terminal and progress is wanted */
-    const char *phase; /* the phase shown last */
-    int pct;           /* the percentage shown last */
-    gint64 shown_us;   /* when it was shown (monotonic) */
-};
-
-static const char *phase_name(enum scan_phase p)
-{
-    switch (p) {
-    case SCAN_PHASE_SUPER:
-        return "super";
-    case SCAN_PHASE_TREE:
-        return "tree";
-    case SCAN_PHASE_FREE:
-        return "free";
-    case SCAN_PHASE_SWEEP:
-        return "sweep";
-    case SCAN_PHASE_ANALYSE:
-        return "analyse";
-    case SCAN_PHASE_DONE:
-        return "done";
-    }
-    return "scan";
-}
-
-/* "[#####.....]  45%", and for bytes "12.3 of 27.0 MB". */
-static void bar_show(struct bar *b, const char *phase, uint64_t done, uint64_t total, bool bytes)
-{
-    if (!b->on)
-        return;
-    int pct = total ? (int)(done >= total ? 100 : done * 100 / total) : 0;
-    gint64 now = g_get_monotonic_time();
-    if (phase == b->phase && (pct == b->pct || now - b->shown_us < 100000) && done < total)
-        return;
-    char fill[31];
-    int n = pct * 30 / 100;
-    memset(fill, '#', (size_t)n);
-    memset(fill + n, '.', (size_t)(30 - n));
-    fill[30] = '\0';
-    if (bytes)
-        fprintf(stderr, "\r%-8s [%s] %3d%% %.1f of %.1f MB\033[K", phase, fill, pct,
-                (double)done / 1e6, (double)total / 1e6);
-    else
-        fprintf(stderr, "\r%-8s [%s] %3d%%\033[K", phase, fill, pct);
-    fflush(stderr);
-    b->phase = phase;
-    b->pct = pct;
-    b->shown_us = now;
-}
-
-static void bar_clear(struct bar *b)
-{
-    if (b->on && b->phase != NULL) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        b->phase = NULL;
-    }
-}
-
-static void on_scan_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, phase_name(phase), done, total, false);
-}
-
 static void on_salvage_progress(void *ctx, uint64_t done, uint64_t total)
 {
-    bar_show(ctx, "salvage", done, total, true);
-}
-
-static void on_store_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, "store", done, total, false);
+    cli_bar_show_bytes(ctx, "salvage", done, total);
 }
 
 /* A file that is not exact, as it is done (text mode). */
 struct lines {
-    struct bar *bar;
+    struct cli_bar *bar;
 };
 
 static void on_item(void *ctx, const struct salvage_item *it)
@@ -134,7 +65,7 @@ static void on_item(void *ctx, const struct salvage_item *it)
     struct lines *l = ctx;
     if (it->status == SALVAGE_EXACT)
         return;
-    bar_clear(l->bar);
+    cli_bar_clear(l->bar);
     printf("%-13s %s -> %s%s%s\n", salvage_status_name(it->status), it->source,
            it->output != NULL ? it->output : "?", it->note != NULL ? ": " : "",
            it->note != NULL ? it->note : "");
@@ -399,7 +330,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct out_report rep;
     out_report_init(&rep);
     JsonBuilder *b = json ? out_json_begin(self->name, image) : NULL;
-    struct bar bar = {.on = !quiet && !json && isatty(STDERR_FILENO), .pct = -1};
+    struct cli_bar bar;
+    cli_bar_init(&bar, !quiet && !json && isatty(STDERR_FILENO), CLI_BAR_ERASE | CLI_BAR_SHOW_END);
     struct lines lines = {.bar = &bar};
     struct store_db *db = NULL;
     struct lanyfs_fs *fs = NULL;
@@ -411,11 +343,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     lanyfs_error_clear(&err);
 
     /* The database first: one that cannot be used fails before anything is read. */
-    if (dbpath != NULL && store_open(dbpath, 0, &db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
+    if (!cli_db_open(&rep, dbpath, &db))
         goto out;
-    }
     if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
         out_report_error(&rep, NULL, &err);
         goto out;
@@ -424,22 +353,21 @@ static int run(const struct cli_command *self, int argc, char **argv)
     if (outfd < 0)
         goto out;
 
-    struct timespec t0, m0, m1;
-    clock_gettime(CLOCK_REALTIME, &t0);
-    clock_gettime(CLOCK_MONOTONIC, &m0);
+    struct cli_scan_clock clk;
+    cli_scan_clock_start(&clk);
     struct sigaction old_sig[2];
     interrupted = 0;
     catch_signals(old_sig, false);
-    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar,
+    struct scan_opts so = {.progress = cli_bar_on_scan, .progress_ctx = &bar,
                            .cancel = &interrupted};
     enum lanyfs_err src = scan_fs(fs, &so, &scan, &err);
     if (src != LANYFS_OK) {
         catch_signals(old_sig, true);
-        bar_clear(&bar);
+        cli_bar_clear(&bar);
         out_report_error(&rep, NULL, &err);
         goto out;
     }
-    clock_gettime(CLOCK_MONOTONIC, &m1);
+    cli_scan_clock_stop(&clk);
 
     struct salvage_opts sopt = {
         .flags = flags,
@@ -454,7 +382,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     };
     enum lanyfs_err rc = salvage_run(scan, fs, outfd, &sopt, &res, &err);
     catch_signals(old_sig, true);
-    bar_clear(&bar);
+    cli_bar_clear(&bar);
     if (res != NULL) {
         const char *const *probs;
         size_t np = salvage_problems(res, &probs);
@@ -468,22 +396,15 @@ static int run(const struct cli_command *self, int argc, char **argv)
     }
 
     if (db != NULL) {
-        struct store_scan_meta meta = {
-            .image_path = image,
-            .started = (int64_t)t0.tv_sec,
-            .started_nsec = (uint32_t)t0.tv_nsec,
-            .seconds = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9,
-            .progress = on_store_progress,
-            .progress_ctx = &bar,
-        };
-        if (store_add_scan(db, scan, &meta, &scan_id, &err) != LANYFS_OK ||
-            store_add_salvage(db, scan_id, outdir, res, NULL, &err) != LANYFS_OK) {
-            bar_clear(&bar);
+        if (!cli_db_add_scan(&rep, db, scan, image, &clk, NULL, &bar, &scan_id))
+            goto out;
+        if (store_add_salvage(db, scan_id, outdir, res, NULL, &err) != LANYFS_OK) {
+            cli_bar_clear(&bar);
             out_report_status(&rep, LANYFS_EXIT_ERROR);
             out_report_error(&rep, NULL, &err);
             goto out;
         }
-        bar_clear(&bar);
+        cli_bar_clear(&bar);
     }
 
     struct salvage_totals t;
@@ -497,17 +418,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_flush_stdout(&rep);
 
 out:
-    bar_clear(&bar);
+    cli_bar_clear(&bar);
     salvage_result_free(res);
     scan_result_free(scan);
     if (fs != NULL)
         lanyfs_fs_close(fs);
     if (outfd >= 0)
         close(outfd);
-    if (db != NULL && store_close(db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
-    }
+    cli_db_close(&rep, db);
     int status = json ? out_json_end(b, &rep) : rep.exit_code;
     out_report_free(&rep);
     return status;

@@ -33,79 +33,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "scan.h"
+#include "scan_run.h"
 #include "store.h"
-
-/* ---- progress --------------------------------------------------------------- */
-
-struct bar {
-    bool on;             /* stderr is a terminal and progress is wanted */
-    const char *phase;   /* the phase shown last */
-    int pct;             /* the percentage shown last */
-    gint64 shown_us;     /* when it was shown (monotonic) */
-};
-
-static const char *phase_name(enum scan_phase p)
-{
-    switch (p) {
-    case SCAN_PHASE_SUPER:
-        return "super";
-    case SCAN_PHASE_TREE:
-        return "tree";
-    case SCAN_PHASE_FREE:
-        return "free";
-    case SCAN_PHASE_SWEEP:
-        return "sweep";
-    case SCAN_PHASE_ANALYSE:
-        return "analyse";
-    case SCAN_PHASE_DONE:
-        return "done";
-    }
-    return "scan";
-}
-
-static void bar_show(struct bar *b, const char *phase, uint64_t done, uint64_t total)
-{
-    if (!b->on)
-        return;
-    int pct = total ? (int)(done >= total ? 100 : done * 100 / total) : 0;
-    gint64 now = g_get_monotonic_time();
-    if (phase == b->phase && (pct == b->pct || now - b->shown_us < 100000))
-        return;
-    char fill[31];
-    int n = pct * 30 / 100;
-    memset(fill, '#', (size_t)n);
-    memset(fill + n, '.', (size_t)(30 - n));
-    fill[30] = '\0';
-    fprintf(stderr, "\r%-8s [%s] %3d%%", phase, fill, pct);
-    fflush(stderr);
-    b->phase = phase;
-    b->pct = pct;
-    b->shown_us = now;
-}
-
-static void bar_clear(struct bar *b)
-{
-    if (b->on && b->phase != NULL) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        b->phase = NULL;
-    }
-}
-
-static void on_scan_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, phase_name(phase), done, total);
-}
-
-static void on_store_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, "store", done, total);
-}
+#include "termbar.h"
 
 /* ---- hashing beside the scan ------------------------------------------------- */
 
@@ -135,21 +69,16 @@ static gpointer hash_thread(gpointer data)
 }
 
 /* Wait for the hash, showing how far it is when the scan finished first. */
-static void hash_wait(struct hasher *h, GThread *th, struct bar *bar)
+static void hash_wait(struct hasher *h, GThread *th, struct cli_bar *bar)
 {
     while (!atomic_load(&h->finished)) {
-        bar_show(bar, "hash", atomic_load(&h->done), h->total);
+        cli_bar_show(bar, "hash", atomic_load(&h->done), h->total);
         g_usleep(50000);
     }
     g_thread_join(th);
 }
 
 /* ---- text ----------------------------------------------------------------------- */
-
-static const char *plural(uint64_t n, const char *one, const char *many)
-{
-    return n == 1 ? one : many;
-}
 
 /* The finding's message, escaped for the terminal (g_free). */
 static char *finding_text(const struct scan_finding *f)
@@ -195,50 +124,64 @@ static bool print_text(const char *image, const struct scan_result *res,
     const struct lanyfs_geom *g = scan_geom(res);
     const struct lanyfs_super *sb = scan_super(res);
     char *img = out_escape(image, strlen(image), 0);
-    out_field(W, "Image", "%s (%" PRIu64 " bytes)", img, scan_image_bytes(res));
+    out_field(W, _("Image"),
+              ngettext("%s (%" PRIu64 " byte)", "%s (%" PRIu64 " bytes)",
+                       (unsigned long)scan_image_bytes(res)),
+              img, scan_image_bytes(res));
     g_free(img);
     if (sha256 != NULL)
         out_field(W, "SHA-256", "%s", sha256);
     if (g != NULL)
-        out_field(W, "Geometry", "%" PRIu64 " blocks of %" PRIu32 " bytes, %u-byte addresses (%s)",
-                  g->blocks, g->blocksize, g->addrlen,
-                  scan_geom_inferred(res) ? "inferred from the blocks" : "from the superblock");
+        out_field(W, _("Geometry"),
+                  _("%" PRIu64 " blocks of %" PRIu32 " bytes, %u-byte addresses (%s)"), g->blocks,
+                  g->blocksize, g->addrlen,
+                  scan_geom_inferred(res) ? _("inferred from the blocks")
+                                          : _("from the superblock"));
     else
-        out_field(W, "Geometry", "unknown");
+        out_field(W, _("Geometry"), "%s", _("unknown"));
     if (sb != NULL) {
         size_t n = strnlen((const char *)sb->label, sizeof(sb->label));
         char *label = out_escape(sb->label, n, 0);
-        out_field(W, "Label", "%s", label);
+        out_field(W, _("Label"), "%s", label);
         g_free(label);
     }
-    out_field(W, "Directories", "%" PRIu64 " (the root included)", sum->dirs);
-    out_field(W, "Files", "%" PRIu64 " (%" PRIu64 " bytes)", sum->files, sum->bytes);
-    out_field(W, "Deleted", "%" PRIu64 " %s", sum->deleted,
-              plural(sum->deleted, "entry", "entries"));
-    out_field(W, "Orphaned", "%" PRIu64 " %s", sum->orphans,
-              plural(sum->orphans, "entry", "entries"));
-    out_field(W, "Blocks", "%" PRIu64 " in the map", scan_block_count(res));
+    out_field(W, _("Directories"), _("%" PRIu64 " (the root included)"), sum->dirs);
+    out_field(W, _("Files"),
+              ngettext("%" PRIu64 " (%" PRIu64 " byte)", "%" PRIu64 " (%" PRIu64 " bytes)",
+                       (unsigned long)sum->bytes),
+              sum->files, sum->bytes);
+    out_field(W, _("Deleted"),
+              ngettext("%" PRIu64 " entry", "%" PRIu64 " entries", (unsigned long)sum->deleted),
+              sum->deleted);
+    out_field(W, _("Orphaned"),
+              ngettext("%" PRIu64 " entry", "%" PRIu64 " entries", (unsigned long)sum->orphans),
+              sum->orphans);
+    out_field(W, _("Blocks"), _("%" PRIu64 " in the map"), scan_block_count(res));
     for (int c = 0; c < SCAN_BLK_CLASSES; c++)
         if (sum->by_class[c] != 0)
             printf("  %-16s %12" PRIu64 "\n", scan_class_name((enum scan_class)c),
                    sum->by_class[c]);
-    if (sb != NULL)
-        out_field(W, "Free", "%" PRIu64 " in the free list, the superblock says %" PRIu64 "%s",
-                  sum->free_listed, sb->freeblocks,
-                  sum->free_listed == sb->freeblocks ? "" : " (they differ)");
+    if (sb != NULL && sum->free_listed == sb->freeblocks)
+        out_field(W, _("Free"), _("%" PRIu64 " in the free list, the superblock says %" PRIu64),
+                  sum->free_listed, sb->freeblocks);
+    else if (sb != NULL)
+        out_field(W, _("Free"),
+                  _("%" PRIu64 " in the free list, the superblock says %" PRIu64 " (they differ)"),
+                  sum->free_listed, sb->freeblocks);
     else
-        out_field(W, "Free", "%" PRIu64 " in the free list", sum->free_listed);
-    out_field(W, "Findings",
-              "%" PRIu64 " critical, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64 " info",
-              sum->findings_by_severity[SCAN_SEV_CRITICAL],
-              sum->findings_by_severity[SCAN_SEV_ERROR],
-              plural(sum->findings_by_severity[SCAN_SEV_ERROR], "error", "errors"),
-              sum->findings_by_severity[SCAN_SEV_WARNING],
-              plural(sum->findings_by_severity[SCAN_SEV_WARNING], "warning", "warnings"),
+        out_field(W, _("Free"), _("%" PRIu64 " in the free list"), sum->free_listed);
+    uint64_t nerr = sum->findings_by_severity[SCAN_SEV_ERROR];
+    uint64_t nwarn = sum->findings_by_severity[SCAN_SEV_WARNING];
+    /* TRANSLATORS: the counts of findings by severity: critical, errors, warnings, info. */
+    out_field(W, _("Findings"), _("%" PRIu64 " critical, %" PRIu64 " %s, %" PRIu64 " %s, %" PRIu64
+                                  " info"),
+              sum->findings_by_severity[SCAN_SEV_CRITICAL], nerr,
+              ngettext("error", "errors", (unsigned long)nerr), nwarn,
+              ngettext("warning", "warnings", (unsigned long)nwarn),
               sum->findings_by_severity[SCAN_SEV_INFO]);
     if (db != NULL) {
         char *d = out_escape(db, strlen(db), 0);
-        out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
+        out_field(W, _("Database"), _("%s, scan %" PRId64), d, scan_id);
         g_free(d);
     }
     const struct scan_finding *f;
@@ -443,15 +386,16 @@ static int run(const struct cli_command *self, int argc, char **argv)
         }
     }
     if (argc - optind != 1)
-        return cli_usage_error(self, "expects one IMAGE");
+        return cli_usage_error(self, _("expects one IMAGE"));
     if (json && quiet)
-        return cli_usage_error(self, "--json and --quiet exclude each other");
+        return cli_usage_error(self, _("--json and --quiet exclude each other"));
     const char *image = argv[optind];
 
     struct out_report rep;
     out_report_init(&rep);
     JsonBuilder *b = json ? out_json_begin(self->name, image) : NULL;
-    struct bar bar = {.on = !quiet && !json && isatty(STDERR_FILENO), .pct = -1};
+    struct cli_bar bar;
+    cli_bar_init(&bar, !quiet && !json && isatty(STDERR_FILENO), 0);
     struct store_db *db = NULL;
     struct scan_result *res = NULL;
     struct hasher hs = {.path = image};
@@ -462,11 +406,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     lanyfs_error_clear(&err);
 
     /* The database first: one that cannot be used fails before the scan. */
-    if (dbpath != NULL && store_open(dbpath, 0, &db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
+    if (!cli_db_open(&rep, dbpath, &db))
         goto out;
-    }
     if (db != NULL && hash) {
         struct stat st;
         if (stat(image, &st) == 0 && S_ISREG(st.st_mode))
@@ -474,24 +415,23 @@ static int run(const struct cli_command *self, int argc, char **argv)
         hash_th = g_thread_new("sha256", hash_thread, &hs);
     }
 
-    struct timespec t0, m0, m1;
-    clock_gettime(CLOCK_REALTIME, &t0);
-    clock_gettime(CLOCK_MONOTONIC, &m0);
-    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar};
+    struct cli_scan_clock clk;
+    cli_scan_clock_start(&clk);
+    struct scan_opts so = {.progress = cli_bar_on_scan, .progress_ctx = &bar};
     enum lanyfs_err rc = scan_image(image, &so, &res, &err);
-    clock_gettime(CLOCK_MONOTONIC, &m1);
+    cli_scan_clock_stop(&clk);
     if (hash_th != NULL) {
         hash_wait(&hs, hash_th, &bar);
         hash_th = NULL;
     }
     if (rc != LANYFS_OK) {
-        bar_clear(&bar);
+        cli_bar_clear(&bar);
         out_report_error(&rep, NULL, &err); /* its code's status: 1, or 5 when too short */
         goto out;
     }
     if (db != NULL && hash) {
         if (hs.rc != LANYFS_OK) {
-            bar_clear(&bar);
+            cli_bar_clear(&bar);
             out_report_status(&rep, LANYFS_EXIT_ERROR);
             out_report_error(&rep, NULL, &hs.err);
             goto out;
@@ -499,24 +439,9 @@ static int run(const struct cli_command *self, int argc, char **argv)
         sha256 = hs.hex;
     }
 
-    if (db != NULL) {
-        struct store_scan_meta meta = {
-            .image_path = image,
-            .started = (int64_t)t0.tv_sec,
-            .started_nsec = (uint32_t)t0.tv_nsec,
-            .seconds = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9,
-            .image_sha256 = sha256,
-            .progress = on_store_progress,
-            .progress_ctx = &bar,
-        };
-        if (store_add_scan(db, res, &meta, &scan_id, &err) != LANYFS_OK) {
-            bar_clear(&bar);
-            out_report_status(&rep, LANYFS_EXIT_ERROR);
-            out_report_error(&rep, NULL, &err);
-            goto out;
-        }
-    }
-    bar_clear(&bar);
+    if (db != NULL && !cli_db_add_scan(&rep, db, res, image, &clk, sha256, &bar, &scan_id))
+        goto out;
+    cli_bar_clear(&bar);
 
     struct scan_summary sum;
     scan_summarize(res, &sum);
@@ -537,14 +462,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_flush_stdout(&rep);
 
 out:
-    bar_clear(&bar);
+    cli_bar_clear(&bar);
     if (hash_th != NULL)
         g_thread_join(hash_th);
     scan_result_free(res);
-    if (db != NULL && store_close(db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
-    }
+    cli_db_close(&rep, db);
     int status = json ? out_json_end(b, &rep) : rep.exit_code;
     out_report_free(&rep);
     return status;
@@ -552,22 +474,22 @@ out:
 
 const struct cli_command cmd_scan = {
     "scan",
-    "[--db FILE] [--json] [--quiet] [--no-hash] IMAGE",
-    "Scan a whole image: entries, blocks, free list, findings.",
-    "Options:\n"
-    "  --db FILE   also store the whole result in the SQLite database FILE\n"
-    "              (created when missing; docs/scan-db.md), with the image's SHA-256\n"
-    "  --no-hash   with --db: do not compute the image's SHA-256\n"
-    "  --json      write one JSON document (docs/json.md) instead of text\n"
-    "  -q, --quiet print only the findings of warning severity and above\n"
-    "  -h, --help  show this help\n\n"
-    "The scan reads every block and never gives up on a damaged filesystem:\n"
-    "what it finds wrong becomes findings, each with a severity (info, warning,\n"
-    "error, critical), a stable code 0xPPNNNN and a name. Progress is shown on\n"
-    "stderr when it is a terminal.\n\n"
-    "Exit status of scan: 0 when no finding is above info, 8 when the worst is a\n"
-    "warning, 7 for an error or a critical finding; 1 when the image cannot be\n"
-    "read or the database cannot be used, 5 for an image too short to hold a\n"
-    "superblock.\n",
+    N_("[--db FILE] [--json] [--quiet] [--no-hash] IMAGE"),
+    N_("Scan a whole image: entries, blocks, free list, findings."),
+    N_("Options:\n"
+       "  --db FILE   also store the whole result in the SQLite database FILE\n"
+       "              (created when missing; docs/scan-db.md), with the image's SHA-256\n"
+       "  --no-hash   with --db: do not compute the image's SHA-256\n"
+       "  --json      write one JSON document (docs/json.md) instead of text\n"
+       "  -q, --quiet print only the findings of warning severity and above\n"
+       "  -h, --help  show this help\n\n"
+       "The scan reads every block and never gives up on a damaged filesystem:\n"
+       "what it finds wrong becomes findings, each with a severity (info, warning,\n"
+       "error, critical), a stable code 0xPPNNNN and a name. Progress is shown on\n"
+       "stderr when it is a terminal.\n\n"
+       "Exit status of scan: 0 when no finding is above info, 8 when the worst is a\n"
+       "warning, 7 for an error or a critical finding; 1 when the image cannot be\n"
+       "read or the database cannot be used, 5 for an image too short to hold a\n"
+       "superblock.\n"),
     run,
 };

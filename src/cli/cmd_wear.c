@@ -22,82 +22,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cairo.h>
 
 #include "cli.h"
 #include "scan.h"
+#include "scan_run.h"
 #include "store.h"
+#include "termbar.h"
 #include "wear.h"
-
-/* ---- progress ------------------------------------------------------------------ */
-
-struct bar {
-    bool on;            /* stderr is a terminal and progress is wanted */
-    const char *phase;  /* the phase shown last */
-    int pct;            /* the percentage shown last */
-    gint64 shown_us;    /* when it was shown (monotonic) */
-};
-
-static const char *phase_name(enum scan_phase p)
-{
-    switch (p) {
-    case SCAN_PHASE_SUPER:
-        return "super";
-    case SCAN_PHASE_TREE:
-        return "tree";
-    case SCAN_PHASE_FREE:
-        return "free";
-    case SCAN_PHASE_SWEEP:
-        return "sweep";
-    case SCAN_PHASE_ANALYSE:
-        return "analyse";
-    case SCAN_PHASE_DONE:
-        return "done";
-    }
-    return "scan";
-}
-
-static void bar_show(struct bar *b, const char *phase, uint64_t done, uint64_t total)
-{
-    if (!b->on)
-        return;
-    int pct = total ? (int)(done >= total ? 100 : done * 100 / total) : 0;
-    gint64 now = g_get_monotonic_time();
-    if (phase == b->phase && (pct == b->pct || now - b->shown_us < 100000))
-        return;
-    char fill[31];
-    int n = pct * 30 / 100;
-    memset(fill, '#', (size_t)n);
-    memset(fill + n, '.', (size_t)(30 - n));
-    fill[30] = '\0';
-    fprintf(stderr, "\r%-8s [%s] %3d%%", phase, fill, pct);
-    fflush(stderr);
-    b->phase = phase;
-    b->pct = pct;
-    b->shown_us = now;
-}
-
-static void bar_clear(struct bar *b)
-{
-    if (b->on && b->phase != NULL) {
-        fputs("\r\033[K", stderr);
-        fflush(stderr);
-        b->phase = NULL;
-    }
-}
-
-static void on_scan_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, phase_name(phase), done, total);
-}
-
-static void on_store_progress(void *ctx, uint64_t done, uint64_t total)
-{
-    bar_show(ctx, "store", done, total);
-}
 
 /* ---- the command ------------------------------------------------------------------ */
 
@@ -179,7 +113,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
 
     struct out_report rep;
     out_report_init(&rep);
-    struct bar bar = {.on = fmt == FMT_TEXT && isatty(STDERR_FILENO), .pct = -1};
+    struct cli_bar bar;
+    cli_bar_init(&bar, fmt == FMT_TEXT && isatty(STDERR_FILENO), 0);
     struct store_db *db = NULL;
     struct scan_result *res = NULL;
     struct wear_report *wr = NULL;
@@ -187,40 +122,22 @@ static int run(const struct cli_command *self, int argc, char **argv)
     lanyfs_error_clear(&err);
 
     /* The database first: one that cannot be used fails before the scan. */
-    if (dbpath != NULL && store_open(dbpath, 0, &db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
+    if (!cli_db_open(&rep, dbpath, &db))
         goto out;
-    }
 
-    struct timespec t0, m0, m1;
-    clock_gettime(CLOCK_REALTIME, &t0);
-    clock_gettime(CLOCK_MONOTONIC, &m0);
-    struct scan_opts so = {.progress = on_scan_progress, .progress_ctx = &bar};
+    struct cli_scan_clock clk;
+    cli_scan_clock_start(&clk);
+    struct scan_opts so = {.progress = cli_bar_on_scan, .progress_ctx = &bar};
     enum lanyfs_err rc = scan_image(image, &so, &res, &err);
-    clock_gettime(CLOCK_MONOTONIC, &m1);
+    cli_scan_clock_stop(&clk);
     if (rc != LANYFS_OK) {
-        bar_clear(&bar);
+        cli_bar_clear(&bar);
         out_report_error(&rep, NULL, &err);
         goto out;
     }
-    if (db != NULL) {
-        struct store_scan_meta meta = {
-            .image_path = image,
-            .started = (int64_t)t0.tv_sec,
-            .started_nsec = (uint32_t)t0.tv_nsec,
-            .seconds = (double)(m1.tv_sec - m0.tv_sec) + (double)(m1.tv_nsec - m0.tv_nsec) / 1e9,
-            .progress = on_store_progress,
-            .progress_ctx = &bar,
-        };
-        if (store_add_scan(db, res, &meta, NULL, &err) != LANYFS_OK) {
-            bar_clear(&bar);
-            out_report_status(&rep, LANYFS_EXIT_ERROR);
-            out_report_error(&rep, NULL, &err);
-            goto out;
-        }
-    }
-    bar_clear(&bar);
+    if (db != NULL && !cli_db_add_scan(&rep, db, res, image, &clk, NULL, &bar, NULL))
+        goto out;
+    cli_bar_clear(&bar);
 
     if (wear_report_build(res, &(struct wear_opts){.top = top}, &wr, &err) != LANYFS_OK) {
         out_report_status(&rep, LANYFS_EXIT_ERROR);
@@ -253,13 +170,10 @@ static int run(const struct cli_command *self, int argc, char **argv)
     out_report_status(&rep, LANYFS_EXIT_OK);
 
 out:
-    bar_clear(&bar);
+    cli_bar_clear(&bar);
     wear_report_free(wr);
     scan_result_free(res);
-    if (db != NULL && store_close(db, &err) != LANYFS_OK) {
-        out_report_status(&rep, LANYFS_EXIT_ERROR);
-        out_report_error(&rep, NULL, &err);
-    }
+    cli_db_close(&rep, db);
     if (png != NULL)
         cairo_debug_reset_static_data();
     int status = rep.exit_code;
