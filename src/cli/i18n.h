@@ -15,7 +15,9 @@
 #include <locale.h>
 
 #define _(s) gettext(s)
-#define N_(s) (s)
+#ifndef N_
+#define N_(String) (String)
+#endif
 
 /* Only the mains, which include config.h first, set up the catalogue (the
  * tests that build the command's files without config.h need only _()). */

@@ -11,7 +11,9 @@
  * (problem.h): numbers in decimal, except type bytes and the magic, which
  * are shown in hexadecimal as the format reference writes them; a missing
  * path reads "(unknown)", a missing text reads "".  An unknown {field} or a
- * lone brace is copied as it is.
+ * lone brace is copied as it is.  scan_finding_message_translated fills the
+ * template the catalogue translates (po/), the same way: the fields and
+ * numbers are not translated, only the words around them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -212,7 +214,7 @@ static void sb_num(struct sbuf *s, uint64_t v, bool hex, uint32_t code)
     sb_add(s, tmp, strlen(tmp));
 }
 
-char *scan_finding_message(const struct scan_finding *f)
+static char *fill(const struct scan_finding *f, bool translated)
 {
     struct sbuf s = {0};
     const struct scan_problem_info *info = scan_problem_lookup(f->code);
@@ -222,7 +224,7 @@ char *scan_finding_message(const struct scan_finding *f)
         sb_add(&s, tmp, strlen(tmp));
         goto out;
     }
-    const char *m = info->message;
+    const char *m = translated ? scan_problem_message_text(info) : info->message;
     while (*m != '\0') {
         const char *open = strchr(m, '{');
         const char *close = open ? strchr(open, '}') : NULL;
@@ -263,4 +265,14 @@ out:
     if (s.p == NULL)
         return strdup("");
     return s.p;
+}
+
+char *scan_finding_message(const struct scan_finding *f)
+{
+    return fill(f, false);
+}
+
+char *scan_finding_message_translated(const struct scan_finding *f)
+{
+    return fill(f, true);
 }

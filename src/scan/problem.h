@@ -14,12 +14,28 @@
  *
  * Message templates use named fields in braces, filled from the finding:
  * {block} {block2} {count} {count2} {path} {value} {value2} {text}.
+ *
+ * Templates and repairs are marked N_() for the project's catalogue
+ * (po/, text domain SCAN_TEXT_DOMAIN) and stored in English: JSON, the
+ * database and the codes' documentation keep that text.  What a person
+ * reads goes through scan_problem_message_text and scan_problem_repair_text
+ * (the template translated before its fields are filled, in
+ * scan_finding_message_translated).
  */
 #pragma once
 
+#include <libintl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The text domain of the catalogue (GETTEXT_PACKAGE of the build). */
+#define SCAN_TEXT_DOMAIN "lanyfs-tools"
+
+/* As glib and src/cli/i18n.h spell it, so any of them may come first. */
+#ifndef N_
+#define N_(String) (String)
+#endif
 
 enum scan_severity {
     SCAN_SEV_INFO = 0,     /* a fact worth knowing, nothing is wrong */
@@ -49,237 +65,251 @@ enum scan_severity {
  */
 #define SCAN_PROBLEMS(X)                                                                        \
     /* ---- pass 0: superblock ---- */                                                          \
-    X(SB_BAD_MAGIC, 0x000001, SCAN_SEV_CRITICAL, 0,                                            \
-      "superblock magic is {value}, not \"LANY\"",                                             \
-      "infer the geometry from the blocks and write a new superblock")                         \
-    X(SB_BAD_TYPE, 0x000002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                               \
-      "superblock type byte is {value}, not 0xd0", "set the type byte to 0xd0")                \
-    X(SB_VERSION, 0x000003, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                              \
-      "superblock version {text} is newer than this tool reads", "none: use a newer tool")     \
-    X(SB_BAD_BLOCKSIZE, 0x000004, SCAN_SEV_CRITICAL, 0,                                        \
-      "superblock block size exponent {value} is outside 9..12",                               \
-      "infer the block size from the blocks")                                                  \
-    X(SB_BAD_ADDRLEN, 0x000005, SCAN_SEV_CRITICAL, 0,                                          \
-      "superblock address length {value} is outside 1..8 bytes",                               \
-      "infer the address length from the chain and extender blocks")                          \
-    X(SB_BLOCKS_SMALL, 0x000006, SCAN_SEV_ERROR, 0,                                            \
-      "superblock field 'blocks' is {value}, but the image holds {count} blocks",              \
-      "set 'blocks' from the image size and rebuild the free list over the new blocks")        \
-    X(SB_TRUNCATED, 0x000007, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                            \
-      "superblock field 'blocks' is {value}, but the image holds only {count} blocks",         \
-      "none: the image is truncated; copy the whole device")                                   \
-    X(SB_BLOCKS_OVER_ADDR, 0x000008, SCAN_SEV_ERROR, 0,                                        \
-      "superblock field 'blocks' is {value}, more than {count}, which its addresses reach",    \
-      "cap 'blocks' at what the addresses reach")                                              \
-    X(SB_ROOTDIR_RANGE, 0x000009, SCAN_SEV_CRITICAL, 0,                                        \
-      "superblock field 'rootdir' is {value}, outside the device",                             \
-      "search the blocks for the root directory")                                              \
-    X(SB_FREEHEAD_RANGE, 0x00000a, SCAN_SEV_ERROR, 0,                                          \
-      "superblock field 'freehead' is {value}, outside the device", "rebuild the free list")   \
-    X(SB_FREETAIL_RANGE, 0x00000b, SCAN_SEV_ERROR, 0,                                          \
-      "superblock field 'freetail' is {value}, outside the device", "rebuild the free list")   \
-    X(SB_BADBLOCKS_RANGE, 0x00000c, SCAN_SEV_WARNING, 0,                                       \
-      "superblock field 'badblocks' is {value}, outside the device",                           \
-      "clear 'badblocks'")                                                                     \
-    X(SB_FREEBLOCKS_WRONG, 0x00000d, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                       \
-      "superblock says {value} free blocks, the free list holds {count}",                      \
-      "set 'freeblocks' to the free list's count")                                             \
-    X(SB_TIME_INVALID, 0x00000e, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                           \
-      "superblock timestamp '{text}' is not a valid time", "set it to the check time")         \
-    X(SB_LABEL_NO_NUL, 0x00000f, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,            \
-      "volume label fills all 256 bytes without a NUL (2012 formatter, SPEC-9.16)",            \
-      "none")                                                                                  \
-    X(SB_GEOMETRY_INFERRED, 0x000010, SCAN_SEV_WARNING, 0,                                     \
-      "geometry inferred from the blocks: {text}",                                             \
-      "write a superblock with the inferred geometry")                                         \
-    X(SB_FORMAT_INTERRUPTED, 0x000011, SCAN_SEV_ERROR, 0,                                      \
-      "superblock has rootdir = freehead = 0: the format was interrupted (SPEC-9.16)",         \
-      "format the device again")                                                               \
-    X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                         \
-      "root directory block {block} has type {value}, not a directory",                       \
-      "search the blocks for the root directory, or make a new empty one")                     \
-    X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                               \
-      "the image holds {count} blocks past the filesystem's end", "none")                      \
-    /* ---- pass 1: directory trees ---- */                                                    \
-    X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                             \
-      "{path}: block {block} links to block {block2}, beyond the device end",                 \
-      "clear the link")                                                                        \
-    X(TREE_PTR_TYPE, 0x010002, SCAN_SEV_ERROR, 0,                                              \
-      "{path}: block {block} links to block {block2} of type {value}, which is no entry",     \
-      "clear the link")                                                                        \
-    X(TREE_CYCLE, 0x010003, SCAN_SEV_ERROR, 0,                                                 \
-      "{path}: block {block} links back to block {block2}: a cycle in the tree",              \
-      "cut the link that closes the cycle")                                                    \
-    X(TREE_ORDER, 0x010004, SCAN_SEV_ERROR, 0,                                                 \
-      "{path}: entry block {block} breaks the tree's order (greater names left)",             \
-      "rebuild the directory's tree, balanced")                                                \
-    X(TREE_DUP_NAME, 0x010005, SCAN_SEV_ERROR, 0,                                              \
-      "{path}: entry blocks {block} and {block2} share one name",                             \
-      "rename the second entry with a unique suffix")                                          \
-    X(TREE_NAME_EMPTY, 0x010006, SCAN_SEV_ERROR, 0,                                            \
-      "{path}: entry block {block} has an empty name", "give it the name 'block-{block}'")    \
-    X(TREE_NAME_NO_NUL, 0x010007, SCAN_SEV_ERROR, 0,                                           \
-      "{path}: entry block {block} has a name without NUL in 256 bytes",                      \
-      "cut the name at 255 bytes")                                                             \
-    X(TREE_NAME_SLASH, 0x010008, SCAN_SEV_WARNING, 0,                                          \
-      "{path}: entry block {block} has a name with '/'", "replace '/' with '_'")              \
-    X(TREE_REACHED_TWICE, 0x010009, SCAN_SEV_ERROR, 0,                                         \
-      "entry block {block} is reached from two places: {path} and {text}",                     \
-      "keep the first link, cut the second")                                                   \
-    X(TREE_TOO_DEEP, 0x01000a, SCAN_SEV_WARNING, SCAN_PF_NO_REPAIR,                            \
-      "{path}: directories nest deeper than {count} levels; the walk stops there", "none")    \
-    X(TREE_TIME_INVALID, 0x01000b, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                         \
-      "{path}: timestamp '{text}' is not a valid time", "set it to the check time")           \
-    X(TREE_UNREADABLE, 0x01000c, SCAN_SEV_ERROR, 0,                                            \
-      "{path}: block {block} cannot be read: {text}", "clear the link to it")                 \
-    /* ---- pass 2: files and extenders ---- */                                                \
-    X(FILE_DATA_RANGE, 0x020001, SCAN_SEV_ERROR, 0,                                            \
-      "{path}: data pointer {block2} lies beyond the device end", "clear the data pointer")    \
-    X(FILE_DATA_TYPE, 0x020002, SCAN_SEV_ERROR, 0,                                             \
-      "{path}: data pointer {block2} names a block of type {value}, not an extender",         \
-      "clear the data pointer")                                                                \
-    X(EXT_LEVEL_WRONG, 0x020003, SCAN_SEV_ERROR, 0,                                            \
-      "{path}: extender {block2} has level {value} below a level-{value2} extender {block}",  \
-      "clear the slot")                                                                        \
-    X(EXT_SLOT_RANGE, 0x020004, SCAN_SEV_ERROR, 0,                                             \
-      "{path}: extender {block} slot {count} holds {block2}, beyond the device end",          \
-      "clear the slot")                                                                        \
-    X(EXT_SLOT_METADATA, 0x020005, SCAN_SEV_ERROR, 0,                                          \
-      "{path}: extender {block} slot {count} maps block {block2}, which is {text}",           \
-      "clear the slot")                                                                        \
-    X(FILE_SIZE_UNMAPPED, 0x020006, SCAN_SEV_WARNING, 0,                                       \
-      "{path}: size {value} needs {count} blocks, the tree maps {count2}",                    \
-      "set the size to what the mapped blocks hold")                                           \
-    X(FILE_SIZE_EXCESS, 0x020007, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                          \
-      "{path}: the tree maps {count2} blocks past its size of {value} bytes",                 \
-      "free the blocks past the size")                                                         \
-    X(FILE_HOLES, 0x020008, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                  \
-      "{path}: {count} of its blocks are holes", "none")                                      \
-    X(EXT_TYPE, 0x020009, SCAN_SEV_ERROR, 0,                                                   \
-      "{path}: extender {block} slot maps block {block2} of type {value}, not an extender",   \
-      "clear the slot")                                                                        \
-    /* ---- pass 3: the free list ---- */                                                      \
-    X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                 \
-      "free list: chain block {block} links back to block {block2}: a cycle",                 \
-      "rebuild the free list")                                                                 \
-    X(FREE_PTR_RANGE, 0x030002, SCAN_SEV_ERROR, 0,                                             \
-      "free list: chain block {block} links to {block2}, beyond the device end",              \
-      "rebuild the free list")                                                                 \
-    X(FREE_END_WRONG, 0x030003, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                            \
-      "free list: 'freetail' is {block2}, but the list ends at chain block {block}",          \
-      "set 'freetail' to the last chain block")                                                \
-    X(FREE_SLOT_RANGE, 0x030004, SCAN_SEV_ERROR, 0,                                            \
-      "free list: chain block {block} slot {count} lists {block2}, beyond the device end",    \
-      "rebuild the free list")                                                                 \
-    X(FREE_SLOT_IN_USE, 0x030005, SCAN_SEV_ERROR, 0,                                           \
-      "free list: chain block {block} lists block {block2}, which {text} uses",               \
-      "remove the block from the free list")                                                   \
-    X(FREE_LISTED_TWICE, 0x030006, SCAN_SEV_ERROR, 0,                                          \
-      "free list: block {block2} is listed twice (chain blocks {block} and {value})",         \
-      "rebuild the free list")                                                                 \
-    X(FREE_CHAIN_TYPE, 0x030007, SCAN_SEV_WARNING, 0,                                          \
-      "free list: chain block {block} has type {value}, not 0x70", "rewrite it as a chain block") \
-    X(FREE_SLOT_METADATA, 0x030008, SCAN_SEV_ERROR, 0,                                         \
-      "free list: chain block {block} lists block {block2}, which is {text}",                 \
-      "remove the block from the free list")                                                   \
-    /* ---- pass 4: block ownership ---- */                                                    \
-    X(BLOCK_SHARED, 0x040001, SCAN_SEV_ERROR, 0,                                               \
-      "block {block} is owned by {path} and by {text}",                                        \
-      "give the second owner a copy in a fresh block")                                         \
-    X(BLOCKS_LEAKED, 0x040002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                             \
-      "{count} blocks are neither used nor free (first: {block})",                             \
-      "add them to the free list")                                                             \
-    X(ORPHAN_ENTRY, 0x040003, SCAN_SEV_WARNING, 0,                                             \
-      "orphaned {text} '{path}' at block {block}: no directory reaches it",                   \
-      "move it to /lost+found")                                                                \
-    X(DELETED_ENTRY, 0x040004, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                               \
-      "deleted {text} '{path}' at block {block}: {count} of {count2} data blocks intact",     \
-      "none (undelete on request)")                                                            \
-    X(BLOCK_UNREADABLE, 0x040005, SCAN_SEV_ERROR, SCAN_PF_NO_REPAIR,                           \
-      "block {block} cannot be read: {text}", "none: copy the device and retry")              \
-    /* ---- pass 5: write counters and torn writes ---- */                                     \
-    X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                       \
-      "chain block {block}: counter {value} is lower than its {count} slot changes allow",     \
-      "rewrite the block when the free list is rebuilt")                                       \
-    X(TORN_SECTORS, 0x050002, SCAN_SEV_WARNING, 0,                                             \
-      "block {block}: its first sector and sector {count} tell different stories ({text})",   \
-      "treat the block as damaged")                                                            \
-    X(ENTRY_NEVER_WRITTEN, 0x050003, SCAN_SEV_WARNING, 0,                                      \
-      "{path}: entry block {block} was created but never written back (counter 0)",           \
-      "check its size against its mapped blocks")                                              \
-    X(SB_STALE_FREEHEAD, 0x050004, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                         \
-      "superblock's freehead {block} was handed out: its rewrite did not land",                \
-      "rebuild the free list")                                                                 \
-    /* ---- pass 6: marks of the 2012 driver and formatter ---- */                             \
-    X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,  \
-      "{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)",    \
-      "none")                                                                                  \
-    X(MARK_LAST_SLOT_FILLED, 0x060002, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,       \
-      "{count} chain blocks have their last slot filled, which the driver never pops "          \
-      "(SPEC-9.1)",                                                                             \
-      "move those blocks to slots the driver uses")                                            \
-    X(MARK_LAST_SLOT_LEAK, 0x060003, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,      \
-      "{count} blocks leaked through the last slot of consumed chain blocks (SPEC-9.1)",       \
-      "add them to the free list")                                                             \
-    X(MARK_UNCOUNTED_PUSH, 0x060004, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,         \
-      "'freeblocks' is {count} lower than the free list: pushes the driver did not count "      \
-      "(SPEC-9.2)",                                                                             \
-      "set 'freeblocks' to the free list's count")                                             \
-    X(MARK_FREETAIL_STALE, 0x060005, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,         \
-      "'freetail' names the head chain block {block}, as the driver leaves it (SPEC-9.3)",     \
-      "set 'freetail' to the last chain block")                                                \
-    X(MARK_FREELIST_CUT, 0x060006, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,        \
-      "{count} blocks were cut off the free list when chain block {block} was relinked "        \
-      "(SPEC-9.3)",                                                                             \
-      "add them to the free list")                                                             \
-    X(MARK_EXTENDER_LEAK, 0x060007, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,       \
-      "{count} extender blocks of deleted or truncated files were never freed (SPEC-9.4)",     \
-      "add them to the free list")                                                             \
-    X(MARK_EXTENDER_FLOOD, 0x060008, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                           \
-      "{path}: {count} empty level-0 extenders from the driver's growth loop (SPEC-9.7)",      \
-      "free the orphaned extenders")                                                           \
-    X(MARK_FIRST_BLOCK_OVERWRITTEN, 0x060009, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                  \
-      "{path}: grew past {count} blocks; the driver wrote those blocks over its first ones "    \
-      "(SPEC-9.7)",                                                                             \
-      "cut the file to its first {count} blocks")                                              \
-    X(MARK_HOLE_TO_BLOCK0, 0x06000a, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                         \
-      "{path}: {count} holes map to block 0 under the driver, whose writes land on the "        \
-      "superblock (SPEC-9.8)",                                                                  \
-      "none")                                                                                  \
-    X(MARK_FAILED_DELETE, 0x06000b, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
-      "{path}: a delete failed in the tree after its data was freed; the entry maps only "      \
-      "holes (SPEC-9.9)",                                                                       \
-      "remove the entry")                                                                      \
-    X(MARK_RENAME_TWO_TREES, 0x06000c, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                         \
-      "{path}: entry block {block} sits in two directory trees after a failed rename "          \
-      "(SPEC-9.9)",                                                                             \
-      "keep the entry in the newer tree only")                                                 \
-    X(MARK_FROZEN_PARENT, 0x06000d, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
-      "{path}: its tree root still names freed block {block2} (rmdir froze its writeback, "     \
-      "SPEC-9.12)",                                                                             \
-      "rebuild the directory's tree")                                                          \
-    X(MARK_EXTRA_MAPPED, 0x06000e, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,           \
-      "{path}: maps {count} blocks past its size after rewrites (SPEC-9.13)",                  \
-      "free the blocks past the size")                                                         \
-    X(MARK_ENTRY_BECAME_CHAIN, 0x06000f, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                       \
-      "{path}: block {block} was freed and became a chain block while still linked "            \
-      "(SPEC-9.14)",                                                                            \
-      "cut the link to it")                                                                    \
-    X(MARK_TIME_DRIFT, 0x060010, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_NO_REPAIR,            \
-      "{path}: modified time lies {text} after its creation-era neighbours: the driver's "      \
-      "offset decoding (SPEC-9.15)",                                                            \
-      "none")                                                                                  \
-    X(MARK_ZERO_SIZE_EXTENDER, 0x060011, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,     \
-      "{path}: size 0 but still points at extender {block2} (SPEC-9.14)",                      \
-      "clear the data pointer and free the extender")                                          \
-    X(MARK_DRIVER_ORPHAN, 0x060012, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
-      "orphaned {text} '{path}' at block {block}: the driver's tree updates dropped it "        \
-      "(SPEC-9.9, 9.12, 9.14)",                                                                 \
-      "move it to /lost+found")                                                                \
-    X(MARK_STALE_TREE, 0x060013, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                               \
-      "{path}: block {block} links to block {block2} against the format: the driver went on "   \
-      "using a tree or map whose blocks it had freed (SPEC-9.12)",                             \
-      "clear the link and rebuild the directory's tree")
+    X(SB_BAD_MAGIC, 0x000001, SCAN_SEV_CRITICAL, 0,                                             \
+      /* TRANSLATORS: a finding's message.  The names in braces ({block},  */                   \
+      /* {path}, {value}, ...) are filled in by the program: keep each one  */                  \
+      /* exactly as it is (not translated), but move it where the sentence */                   \
+      /* needs it.  Field names in quotes ('blocks', 'freehead') and SPEC-  */                  \
+      /* references stay as they are. */                                                        \
+      N_("superblock magic is {value}, not \"LANY\""),                                          \
+      /* TRANSLATORS: the repair fsck-lanyfs proposes; it asks "...?" after  */                 \
+      /* it with the first letter capitalised.  Braces as in the messages. */                   \
+      N_("infer the geometry from the blocks and write a new superblock"))                      \
+    X(SB_BAD_TYPE, 0x000002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                                \
+      N_("superblock type byte is {value}, not 0xd0"), N_("set the type byte to 0xd0"))         \
+    X(SB_VERSION, 0x000003, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                               \
+      N_("superblock version {text} is newer than this tool reads"),                            \
+      N_("none: use a newer tool"))                                                             \
+    X(SB_BAD_BLOCKSIZE, 0x000004, SCAN_SEV_CRITICAL, 0,                                         \
+      N_("superblock block size exponent {value} is outside 9..12"),                            \
+      N_("infer the block size from the blocks"))                                               \
+    X(SB_BAD_ADDRLEN, 0x000005, SCAN_SEV_CRITICAL, 0,                                           \
+      N_("superblock address length {value} is outside 1..8 bytes"),                            \
+      N_("infer the address length from the chain and extender blocks"))                        \
+    X(SB_BLOCKS_SMALL, 0x000006, SCAN_SEV_ERROR, 0,                                             \
+      N_("superblock field 'blocks' is {value}, but the image holds {count} blocks"),           \
+      N_("set 'blocks' from the image size and rebuild the free list over the new blocks"))     \
+    X(SB_TRUNCATED, 0x000007, SCAN_SEV_CRITICAL, SCAN_PF_NO_REPAIR,                             \
+      N_("superblock field 'blocks' is {value}, but the image holds only {count} blocks"),      \
+      N_("none: the image is truncated; copy the whole device"))                                \
+    X(SB_BLOCKS_OVER_ADDR, 0x000008, SCAN_SEV_ERROR, 0,                                         \
+      N_("superblock field 'blocks' is {value}, more than {count}, which its addresses reach"), \
+      N_("cap 'blocks' at what the addresses reach"))                                           \
+    X(SB_ROOTDIR_RANGE, 0x000009, SCAN_SEV_CRITICAL, 0,                                         \
+      N_("superblock field 'rootdir' is {value}, outside the device"),                          \
+      N_("search the blocks for the root directory"))                                           \
+    X(SB_FREEHEAD_RANGE, 0x00000a, SCAN_SEV_ERROR, 0,                                           \
+      N_("superblock field 'freehead' is {value}, outside the device"),                         \
+      N_("rebuild the free list"))                                                              \
+    X(SB_FREETAIL_RANGE, 0x00000b, SCAN_SEV_ERROR, 0,                                           \
+      N_("superblock field 'freetail' is {value}, outside the device"),                         \
+      N_("rebuild the free list"))                                                              \
+    X(SB_BADBLOCKS_RANGE, 0x00000c, SCAN_SEV_WARNING, 0,                                        \
+      N_("superblock field 'badblocks' is {value}, outside the device"),                        \
+      N_("clear 'badblocks'"))                                                                  \
+    X(SB_FREEBLOCKS_WRONG, 0x00000d, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                        \
+      N_("superblock says {value} free blocks, the free list holds {count}"),                   \
+      N_("set 'freeblocks' to the free list's count"))                                          \
+    X(SB_TIME_INVALID, 0x00000e, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                            \
+      N_("superblock timestamp '{text}' is not a valid time"), N_("set it to the check time"))  \
+    X(SB_LABEL_NO_NUL, 0x00000f, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,             \
+      N_("volume label fills all 256 bytes without a NUL (2012 formatter, SPEC-9.16)"),         \
+      N_("none"))                                                                               \
+    X(SB_GEOMETRY_INFERRED, 0x000010, SCAN_SEV_WARNING, 0,                                      \
+      N_("geometry inferred from the blocks: {text}"),                                          \
+      N_("write a superblock with the inferred geometry"))                                      \
+    X(SB_FORMAT_INTERRUPTED, 0x000011, SCAN_SEV_ERROR, 0,                                       \
+      N_("superblock has rootdir = freehead = 0: the format was interrupted (SPEC-9.16)"),      \
+      N_("format the device again"))                                                            \
+    X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                          \
+      N_("root directory block {block} has type {value}, not a directory"),                     \
+      N_("search the blocks for the root directory, or make a new empty one"))                  \
+    X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                \
+      N_("the image holds {count} blocks past the filesystem's end"), N_("none"))               \
+    /* ---- pass 1: directory trees ---- */                                                     \
+    X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
+      N_("{path}: block {block} links to block {block2}, beyond the device end"),               \
+      N_("clear the link"))                                                                     \
+    X(TREE_PTR_TYPE, 0x010002, SCAN_SEV_ERROR, 0,                                               \
+      N_("{path}: block {block} links to block {block2} of type {value}, which is no entry"),   \
+      N_("clear the link"))                                                                     \
+    X(TREE_CYCLE, 0x010003, SCAN_SEV_ERROR, 0,                                                  \
+      N_("{path}: block {block} links back to block {block2}: a cycle in the tree"),            \
+      N_("cut the link that closes the cycle"))                                                 \
+    X(TREE_ORDER, 0x010004, SCAN_SEV_ERROR, 0,                                                  \
+      N_("{path}: entry block {block} breaks the tree's order (greater names left)"),           \
+      N_("rebuild the directory's tree, balanced"))                                             \
+    X(TREE_DUP_NAME, 0x010005, SCAN_SEV_ERROR, 0,                                               \
+      N_("{path}: entry blocks {block} and {block2} share one name"),                           \
+      N_("rename the second entry with a unique suffix"))                                       \
+    X(TREE_NAME_EMPTY, 0x010006, SCAN_SEV_ERROR, 0,                                             \
+      N_("{path}: entry block {block} has an empty name"),                                      \
+      N_("give it the name 'block-{block}'"))                                                   \
+    X(TREE_NAME_NO_NUL, 0x010007, SCAN_SEV_ERROR, 0,                                            \
+      N_("{path}: entry block {block} has a name without NUL in 256 bytes"),                    \
+      N_("cut the name at 255 bytes"))                                                          \
+    X(TREE_NAME_SLASH, 0x010008, SCAN_SEV_WARNING, 0,                                           \
+      N_("{path}: entry block {block} has a name with '/'"), N_("replace '/' with '_'"))        \
+    X(TREE_REACHED_TWICE, 0x010009, SCAN_SEV_ERROR, 0,                                          \
+      N_("entry block {block} is reached from two places: {path} and {text}"),                  \
+      N_("keep the first link, cut the second"))                                                \
+    X(TREE_TOO_DEEP, 0x01000a, SCAN_SEV_WARNING, SCAN_PF_NO_REPAIR,                             \
+      N_("{path}: directories nest deeper than {count} levels; the walk stops there"),          \
+      N_("none"))                                                                               \
+    X(TREE_TIME_INVALID, 0x01000b, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                          \
+      N_("{path}: timestamp '{text}' is not a valid time"), N_("set it to the check time"))     \
+    X(TREE_UNREADABLE, 0x01000c, SCAN_SEV_ERROR, 0,                                             \
+      N_("{path}: block {block} cannot be read: {text}"), N_("clear the link to it"))           \
+    /* ---- pass 2: files and extenders ---- */                                                 \
+    X(FILE_DATA_RANGE, 0x020001, SCAN_SEV_ERROR, 0,                                             \
+      N_("{path}: data pointer {block2} lies beyond the device end"),                           \
+      N_("clear the data pointer"))                                                             \
+    X(FILE_DATA_TYPE, 0x020002, SCAN_SEV_ERROR, 0,                                              \
+      N_("{path}: data pointer {block2} names a block of type {value}, not an extender"),       \
+      N_("clear the data pointer"))                                                             \
+    X(EXT_LEVEL_WRONG, 0x020003, SCAN_SEV_ERROR, 0,                                             \
+      N_("{path}: extender {block2} has level {value} below a level-{value2} extender {block}"), \
+      N_("clear the slot"))                                                                     \
+    X(EXT_SLOT_RANGE, 0x020004, SCAN_SEV_ERROR, 0,                                              \
+      N_("{path}: extender {block} slot {count} holds {block2}, beyond the device end"),        \
+      N_("clear the slot"))                                                                     \
+    X(EXT_SLOT_METADATA, 0x020005, SCAN_SEV_ERROR, 0,                                           \
+      N_("{path}: extender {block} slot {count} maps block {block2}, which is {text}"),         \
+      N_("clear the slot"))                                                                     \
+    X(FILE_SIZE_UNMAPPED, 0x020006, SCAN_SEV_WARNING, 0,                                        \
+      N_("{path}: size {value} needs {count} blocks, the tree maps {count2}"),                  \
+      N_("set the size to what the mapped blocks hold"))                                        \
+    X(FILE_SIZE_EXCESS, 0x020007, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                           \
+      N_("{path}: the tree maps {count2} blocks past its size of {value} bytes"),               \
+      N_("free the blocks past the size"))                                                      \
+    X(FILE_HOLES, 0x020008, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                   \
+      N_("{path}: {count} of its blocks are holes"), N_("none"))                                \
+    X(EXT_TYPE, 0x020009, SCAN_SEV_ERROR, 0,                                                    \
+      N_("{path}: extender {block} slot maps block {block2} of type {value}, not an extender"), \
+      N_("clear the slot"))                                                                     \
+    /* ---- pass 3: the free list ---- */                                                       \
+    X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
+      N_("free list: chain block {block} links back to block {block2}: a cycle"),               \
+      N_("rebuild the free list"))                                                              \
+    X(FREE_PTR_RANGE, 0x030002, SCAN_SEV_ERROR, 0,                                              \
+      N_("free list: chain block {block} links to {block2}, beyond the device end"),            \
+      N_("rebuild the free list"))                                                              \
+    X(FREE_END_WRONG, 0x030003, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                             \
+      N_("free list: 'freetail' is {block2}, but the list ends at chain block {block}"),        \
+      N_("set 'freetail' to the last chain block"))                                             \
+    X(FREE_SLOT_RANGE, 0x030004, SCAN_SEV_ERROR, 0,                                             \
+      N_("free list: chain block {block} slot {count} lists {block2}, beyond the device end"),  \
+      N_("rebuild the free list"))                                                              \
+    X(FREE_SLOT_IN_USE, 0x030005, SCAN_SEV_ERROR, 0,                                            \
+      N_("free list: chain block {block} lists block {block2}, which {text} uses"),             \
+      N_("remove the block from the free list"))                                                \
+    X(FREE_LISTED_TWICE, 0x030006, SCAN_SEV_ERROR, 0,                                           \
+      N_("free list: block {block2} is listed twice (chain blocks {block} and {value})"),       \
+      N_("rebuild the free list"))                                                              \
+    X(FREE_CHAIN_TYPE, 0x030007, SCAN_SEV_WARNING, 0,                                           \
+      N_("free list: chain block {block} has type {value}, not 0x70"),                          \
+      N_("rewrite it as a chain block"))                                                        \
+    X(FREE_SLOT_METADATA, 0x030008, SCAN_SEV_ERROR, 0,                                          \
+      N_("free list: chain block {block} lists block {block2}, which is {text}"),               \
+      N_("remove the block from the free list"))                                                \
+    /* ---- pass 4: block ownership ---- */                                                     \
+    X(BLOCK_SHARED, 0x040001, SCAN_SEV_ERROR, 0,                                                \
+      N_("block {block} is owned by {path} and by {text}"),                                     \
+      N_("give the second owner a copy in a fresh block"))                                      \
+    X(BLOCKS_LEAKED, 0x040002, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                              \
+      N_("{count} blocks are neither used nor free (first: {block})"),                          \
+      N_("add them to the free list"))                                                          \
+    X(ORPHAN_ENTRY, 0x040003, SCAN_SEV_WARNING, 0,                                              \
+      N_("orphaned {text} '{path}' at block {block}: no directory reaches it"),                 \
+      N_("move it to /lost+found"))                                                             \
+    X(DELETED_ENTRY, 0x040004, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                \
+      N_("deleted {text} '{path}' at block {block}: {count} of {count2} data blocks intact"),   \
+      N_("none (undelete on request)"))                                                         \
+    X(BLOCK_UNREADABLE, 0x040005, SCAN_SEV_ERROR, SCAN_PF_NO_REPAIR,                            \
+      N_("block {block} cannot be read: {text}"), N_("none: copy the device and retry"))        \
+    /* ---- pass 5: write counters and torn writes ---- */                                      \
+    X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                        \
+      N_("chain block {block}: counter {value} is lower than its {count} slot changes allow"),  \
+      N_("rewrite the block when the free list is rebuilt"))                                    \
+    X(TORN_SECTORS, 0x050002, SCAN_SEV_WARNING, 0,                                              \
+      N_("block {block}: its first sector and sector {count} tell different stories ({text})"), \
+      N_("treat the block as damaged"))                                                         \
+    X(ENTRY_NEVER_WRITTEN, 0x050003, SCAN_SEV_WARNING, 0,                                       \
+      N_("{path}: entry block {block} was created but never written back (counter 0)"),         \
+      N_("check its size against its mapped blocks"))                                           \
+    X(SB_STALE_FREEHEAD, 0x050004, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                          \
+      N_("superblock's freehead {block} was handed out: its rewrite did not land"),             \
+      N_("rebuild the free list"))                                                              \
+    /* ---- pass 6: marks of the 2012 driver and formatter ---- */                              \
+    X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,   \
+      N_("{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)"), \
+      N_("none"))                                                                               \
+    X(MARK_LAST_SLOT_FILLED, 0x060002, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,        \
+      N_("{count} chain blocks have their last slot filled, which the driver never pops "       \
+         "(SPEC-9.1)"),                                                                         \
+      N_("move those blocks to slots the driver uses"))                                         \
+    X(MARK_LAST_SLOT_LEAK, 0x060003, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,       \
+      N_("{count} blocks leaked through the last slot of consumed chain blocks (SPEC-9.1)"),    \
+      N_("add them to the free list"))                                                          \
+    X(MARK_UNCOUNTED_PUSH, 0x060004, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,          \
+      N_("'freeblocks' is {count} lower than the free list: pushes the driver did not count "   \
+         "(SPEC-9.2)"),                                                                         \
+      N_("set 'freeblocks' to the free list's count"))                                          \
+    X(MARK_FREETAIL_STALE, 0x060005, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,          \
+      N_("'freetail' names the head chain block {block}, as the driver leaves it (SPEC-9.3)"),  \
+      N_("set 'freetail' to the last chain block"))                                             \
+    X(MARK_FREELIST_CUT, 0x060006, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,         \
+      N_("{count} blocks were cut off the free list when chain block {block} was relinked "     \
+         "(SPEC-9.3)"),                                                                         \
+      N_("add them to the free list"))                                                          \
+    X(MARK_EXTENDER_LEAK, 0x060007, SCAN_SEV_WARNING, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,        \
+      N_("{count} extender blocks of deleted or truncated files were never freed (SPEC-9.4)"),  \
+      N_("add them to the free list"))                                                          \
+    X(MARK_EXTENDER_FLOOD, 0x060008, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                            \
+      N_("{path}: {count} empty level-0 extenders from the driver's growth loop (SPEC-9.7)"),   \
+      N_("free the orphaned extenders"))                                                        \
+    X(MARK_FIRST_BLOCK_OVERWRITTEN, 0x060009, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                   \
+      N_("{path}: grew past {count} blocks; the driver wrote those blocks over its first ones " \
+         "(SPEC-9.7)"),                                                                         \
+      N_("cut the file to its first {count} blocks"))                                           \
+    X(MARK_HOLE_TO_BLOCK0, 0x06000a, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
+      N_("{path}: {count} holes map to block 0 under the driver, whose writes land on the "     \
+         "superblock (SPEC-9.8)"),                                                              \
+      N_("none"))                                                                               \
+    X(MARK_FAILED_DELETE, 0x06000b, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                           \
+      N_("{path}: a delete failed in the tree after its data was freed; the entry maps only "   \
+         "holes (SPEC-9.9)"),                                                                   \
+      N_("remove the entry"))                                                                   \
+    X(MARK_RENAME_TWO_TREES, 0x06000c, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                          \
+      N_("{path}: entry block {block} sits in two directory trees after a failed rename "       \
+         "(SPEC-9.9)"),                                                                         \
+      N_("keep the entry in the newer tree only"))                                              \
+    X(MARK_FROZEN_PARENT, 0x06000d, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                           \
+      N_("{path}: its tree root still names freed block {block2} (rmdir froze its writeback, "  \
+         "SPEC-9.12)"),                                                                         \
+      N_("rebuild the directory's tree"))                                                       \
+    X(MARK_EXTRA_MAPPED, 0x06000e, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,            \
+      N_("{path}: maps {count} blocks past its size after rewrites (SPEC-9.13)"),               \
+      N_("free the blocks past the size"))                                                      \
+    X(MARK_ENTRY_BECAME_CHAIN, 0x06000f, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                        \
+      N_("{path}: block {block} was freed and became a chain block while still linked "         \
+         "(SPEC-9.14)"),                                                                        \
+      N_("cut the link to it"))                                                                 \
+    X(MARK_TIME_DRIFT, 0x060010, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_NO_REPAIR,             \
+      N_("{path}: modified time lies {text} after its creation-era neighbours: the driver's "   \
+         "offset decoding (SPEC-9.15)"),                                                        \
+      N_("none"))                                                                               \
+    X(MARK_ZERO_SIZE_EXTENDER, 0x060011, SCAN_SEV_INFO, SCAN_PF_DRIVER | SCAN_PF_PREEN_OK,      \
+      N_("{path}: size 0 but still points at extender {block2} (SPEC-9.14)"),                   \
+      N_("clear the data pointer and free the extender"))                                       \
+    X(MARK_DRIVER_ORPHAN, 0x060012, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                           \
+      N_("orphaned {text} '{path}' at block {block}: the driver's tree updates dropped it "     \
+         "(SPEC-9.9, 9.12, 9.14)"),                                                             \
+      N_("move it to /lost+found"))                                                             \
+    X(MARK_STALE_TREE, 0x060013, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                                \
+      N_("{path}: block {block} links to block {block2} against the format: the driver went on " \
+         "using a tree or map whose blocks it had freed (SPEC-9.12)"),                          \
+      N_("clear the link and rebuild the directory's tree"))                                    \
 
 enum scan_problem_code {
 #define SCAN_X_ENUM(name, code, sev, flags, msg, fix) SCAN_PR_##name = code,
@@ -295,6 +325,25 @@ struct scan_problem_info {
     const char *message;        /* template with {fields} */
     const char *repair;         /* what fsck proposes */
 };
+
+/* The row's template and repair in the user's language (the catalogue). */
+static inline const char *scan_problem_message_text(const struct scan_problem_info *pi)
+{
+    return dgettext(SCAN_TEXT_DOMAIN, pi->message);
+}
+static inline const char *scan_problem_repair_text(const struct scan_problem_info *pi)
+{
+    return dgettext(SCAN_TEXT_DOMAIN, pi->repair);
+}
+
+/*
+ * A finding's message in the user's language, for the screen: as
+ * scan_finding_message (scan.h, the English text for JSON and the
+ * database), from the translated template.  Free with free(); NULL when
+ * out of memory.
+ */
+struct scan_finding;
+char *scan_finding_message_translated(const struct scan_finding *f);
 
 /* The row of a code, or NULL for an unknown one. */
 const struct scan_problem_info *scan_problem_lookup(uint32_t code);
