@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "../cli/i18n.h"
 #include "repair.h"
 #include "store.h"
 #include "undo.h"
@@ -147,20 +148,20 @@ static const char *pass_title(unsigned pass)
 {
     switch (pass) {
     case SCAN_PASS_SUPER:
-        return "Pass 1: Checking the superblock and geometry";
+        return _("Pass 1: Checking the superblock and geometry");
     case SCAN_PASS_TREE:
-        return "Pass 2: Checking directory trees";
+        return _("Pass 2: Checking directory trees");
     case SCAN_PASS_FILE:
-        return "Pass 3: Checking files and extender trees";
+        return _("Pass 3: Checking files and extender trees");
     case SCAN_PASS_FREE:
-        return "Pass 4: Checking the free list";
+        return _("Pass 4: Checking the free list");
     case SCAN_PASS_BLOCKS:
-        return "Pass 5: Checking block ownership";
+        return _("Pass 5: Checking block ownership");
     case SCAN_PASS_COUNTER:
-        return "Pass 6: Checking write counters";
+        return _("Pass 6: Checking write counters");
     case SCAN_PASS_DRIVER:
     default:
-        return "Pass 7: Checking marks of the 2012 driver and formatter";
+        return _("Pass 7: Checking marks of the 2012 driver and formatter");
     }
 }
 
@@ -208,7 +209,8 @@ static bool present(struct run *r, struct scan_result *res, unsigned round)
             enum fsck_cat cat;
             bool per;
             bool problem = is_problem(r, f, &cat, &per);
-            char *raw = scan_finding_message(f);
+            /* The screen in the user's language, the JSON in the catalogue's English. */
+            char *raw = r->o->json ? scan_finding_message(f) : scan_finding_message_translated(f);
             char *msg = raw ? fsck_escape(raw, strlen(raw)) : NULL;
             free(raw);
             if (msg == NULL)
@@ -219,12 +221,12 @@ static bool present(struct run *r, struct scan_result *res, unsigned round)
             if (show)
                 say(r, "%s", msg);
             if (problem && cat == FSCK_CAT_UNSUPPORTED) {
-                say(r, "%s", "  (this version of " FSCK_PROGRAM " cannot repair it)");
+                say(r, _("  (this version of %s cannot repair it)"), FSCK_PROGRAM);
             } else if (problem && cat != FSCK_CAT_NONE) {
                 char q[300];
                 /* The catalogue proposes no repair of a deleted entry; --undelete makes one. */
-                question_of(cat == FSCK_CAT_UNDELETE ? "relink it (undelete)"
-                                                     : pi ? pi->repair : "fix it",
+                question_of(cat == FSCK_CAT_UNDELETE ? _("relink it (undelete)")
+                                                     : pi ? scan_problem_repair_text(pi) : _("fix it"),
                             q, sizeof(q));
                 enum fsck_answer a;
                 if (!per && have_latch[cat]) {
@@ -233,7 +235,7 @@ static bool present(struct run *r, struct scan_result *res, unsigned round)
                         fsck_progress_clear(r->prog);
                         if (preen)
                             fprintf(r->out, "%s: ", r->dev_esc);
-                        fprintf(r->out, "%s? %s\n", q, a == FSCK_ANSWER_YES ? "yes" : "no");
+                        fprintf(r->out, "%s? %s\n", q, a == FSCK_ANSWER_YES ? _("yes") : _("no"));
                     }
                 } else {
                     bool preen_ok = per ? (pi && (pi->flags & SCAN_PF_PREEN_OK)) : preen_all[cat];
@@ -283,7 +285,7 @@ static struct scan_result *do_scan(struct run *r, int prog_pass)
     enum lanyfs_err rc = scan_fs(r->fs, &so, &res, &err);
     fsck_progress_clear(r->prog);
     if (rc != LANYFS_OK) {
-        fail(r, "the check failed: %s", err.msg[0] ? err.msg : lanyfs_strerror(rc));
+        fail(r, _("the check failed: %s"), err.msg[0] ? err.msg : lanyfs_strerror(rc));
         return NULL;
     }
     return res;
@@ -305,7 +307,7 @@ static void store_scan(struct run *r, struct scan_result *res, time_t started)
         err = cerr;
     }
     if (rc != LANYFS_OK)
-        fail(r, "cannot store the scan: %s", err.msg[0] ? err.msg : lanyfs_strerror(rc));
+        fail(r, _("cannot store the scan: %s"), err.msg[0] ? err.msg : lanyfs_strerror(rc));
 }
 
 /* ---- the undo file ------------------------------------------------------------ */
@@ -325,8 +327,9 @@ static bool undo_setup(struct run *r)
     char buf[4096];
     if (o->undo_path != NULL) {
         if (exists(o->undo_path) && !o->undo_overwrite) {
-            fail(r, "the undo file %s exists: remove it, name another with -z, or give "
-                    "--undo-overwrite", o->undo_path);
+            fail(r, _("the undo file %s exists: remove it, name another with -z, or give "
+                      "--undo-overwrite"),
+                 o->undo_path);
             return false;
         }
         snprintf(buf, sizeof(buf), "%s", o->undo_path);
@@ -339,7 +342,7 @@ static bool undo_setup(struct run *r)
         for (int k = 1; exists(buf) && k < 1000; k++)
             snprintf(buf, sizeof(buf), "fsck-lanyfs-%.200s.%d.undo", base, k);
         if (exists(buf)) {
-            fail(r, "%s", "no free name for the undo file here: give -z FILE or --no-undo");
+            fail(r, "%s", _("no free name for the undo file here: give -z FILE or --no-undo"));
             return false;
         }
     }
@@ -348,7 +351,7 @@ static bool undo_setup(struct run *r)
                                              o->undo_overwrite ? LANYFS_UNDO_OVERWRITE : 0)
                            : NULL;
     if (r->undo == NULL) {
-        fail(r, "%s", "out of memory");
+        fail(r, "%s", _("out of memory"));
         return false;
     }
     return true;
@@ -378,7 +381,7 @@ static bool repair(struct run *r, struct scan_result *res)
     bool ok = false;
     enum lanyfs_err rc = fsck_plan(c);
     if (rc != LANYFS_OK) {
-        fail(r, "cannot plan the repair: %s", c->err.msg);
+        fail(r, _("cannot plan the repair: %s"), c->err.msg);
         goto out;
     }
     bool need_free = c->allow_freelist &&
@@ -408,7 +411,7 @@ static bool repair(struct run *r, struct scan_result *res)
     ok = true;
     goto out;
 out_err:
-    fail(r, "the repair stopped: %s", c->err.msg[0] ? c->err.msg : lanyfs_strerror(rc));
+    fail(r, _("the repair stopped: %s"), c->err.msg[0] ? c->err.msg : lanyfs_strerror(rc));
 out:
     r->writes += c->st.writes;
     if (c->st.writes > 0)
@@ -439,6 +442,36 @@ static void summarize(struct run *r, const struct scan_result *res, uint64_t fre
     s->undo = r->undo_used ? r->undo_path : NULL;
 }
 
+/*
+ * The last line: "DEV: 3 files, 2 directories, 40/64 blocks used (24 free),
+ * 0 blocks reclaimed, 0 entries moved to /lost+found", each part in the
+ * plural form its count decides.  The English line is the one fsck-lanyfs
+ * always printed (scripts read it, "1 directories" too), so its singular
+ * and plural msgids are the same text.
+ */
+static void print_summary(FILE *out, const char *dev, const struct fsck_summary *s)
+{
+    fprintf(out, "%s: ", dev);
+    /* TRANSLATORS: the summary line's parts; English keeps one form. */
+    fprintf(out, ngettext("%" PRIu64 " files", "%" PRIu64 " files", s->files), s->files);
+    fputs(", ", out);
+    fprintf(out, ngettext("%" PRIu64 " directories", "%" PRIu64 " directories", s->dirs),
+            s->dirs);
+    fputs(", ", out);
+    fprintf(out, ngettext("%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)",
+                          "%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)", s->blocks),
+            s->used, s->blocks, s->free);
+    fputs(", ", out);
+    fprintf(out, ngettext("%" PRIu64 " blocks reclaimed", "%" PRIu64 " blocks reclaimed",
+                          s->reclaimed),
+            s->reclaimed);
+    fputs(", ", out);
+    fprintf(out, ngettext("%" PRIu64 " entries moved to /lost+found",
+                          "%" PRIu64 " entries moved to /lost+found", s->lost_found),
+            s->lost_found);
+    fputc('\n', out);
+}
+
 int fsck_run(const struct fsck_opts *o)
 {
     struct run run;
@@ -462,20 +495,20 @@ int fsck_run(const struct fsck_opts *o)
     r->dev_esc = fsck_escape(o->device, strlen(o->device));
     r->prompt = fsck_prompt_new(o);
     if (r->dev_esc == NULL || r->prompt == NULL) {
-        fail(r, "%s", "out of memory");
+        fail(r, "%s", _("out of memory"));
         goto out;
     }
     if (!fsck_prompt_usable(r->prompt)) {
-        fail(r, "%s", "interactive repairs need a terminal: give -n, -p or -y");
+        fail(r, "%s", _("interactive repairs need a terminal: give -n, -p or -y"));
         goto out;
     }
     const char *where = NULL;
     if (!o->no_mount_check && fsck_device_mounted(o->device, &where)) {
         if (!r->readonly) {
-            fail(r, "%s is mounted: unmount it before repairing it", r->dev_esc);
+            fail(r, _("%s is mounted: unmount it before repairing it"), r->dev_esc);
             goto out;
         }
-        fprintf(r->err, "%s: warning: %s is mounted on %s; the check may see it change\n",
+        fprintf(r->err, _("%s: warning: %s is mounted on %s; the check may see it change\n"),
                 FSCK_PROGRAM, r->dev_esc, where ? where : "?");
     }
     if (!undo_setup(r))
@@ -495,7 +528,10 @@ int fsck_run(const struct fsck_opts *o)
     r->prog = fsck_progress_new(o->progress_fd, o->device);
 
     if (r->out != NULL && o->mode != FSCK_MODE_PREEN)
-        fprintf(r->out, "%s %s\nChecking %s\n", FSCK_PROGRAM, PACKAGE_VERSION, r->dev_esc);
+        {
+        fprintf(r->out, "%s %s\n", FSCK_PROGRAM, PACKAGE_VERSION);
+        fprintf(r->out, _("Checking %s\n"), r->dev_esc);
+    }
     res = do_scan(r, 0);
     if (res == NULL)
         goto out;
@@ -510,7 +546,7 @@ int fsck_run(const struct fsck_opts *o)
     for (unsigned round = 1;; round++) {
         r->ctx.ndec = 0;
         if (!present(r, res, round)) {
-            fail(r, "%s", "out of memory");
+            fail(r, "%s", _("out of memory"));
             break;
         }
         if (r->cancelled || r->readonly)
@@ -524,9 +560,9 @@ int fsck_run(const struct fsck_opts *o)
          * device smaller than its filesystem.
          */
         if (has_code(res, "SB_TRUNCATED")) {
-            say(r, "%s is shorter than its filesystem: not repaired, since a repair would "
-                   "act on a partial view.  Make a whole copy of the device, or copy the "
-                   "files out with lanyfs salvage.",
+            say(r, _("%s is shorter than its filesystem: not repaired, since a repair would "
+                     "act on a partial view.  Make a whole copy of the device, or copy the "
+                     "files out with lanyfs salvage."),
                 r->dev_esc);
             break;
         }
@@ -539,12 +575,12 @@ int fsck_run(const struct fsck_opts *o)
             struct lanyfs_error gerr = {0};
             if (fsck_super_set_blocks(r->fs, target, &gerr) != LANYFS_OK ||
                 lanyfs_image_sync(lanyfs_fs_image(r->fs), &gerr) != LANYFS_OK) {
-                fail(r, "cannot write the superblock: %s", gerr.msg);
+                fail(r, _("cannot write the superblock: %s"), gerr.msg);
                 break;
             }
             r->writes++;
             r->modified = true;
-            say(r, "'blocks' is now %" PRIu64 "; checking again.", target);
+            say(r, _("'blocks' is now %" PRIu64 "; checking again."), target);
             scan_result_free(res);
             res = do_scan(r, 0);
             if (res == NULL)
@@ -564,8 +600,14 @@ int fsck_run(const struct fsck_opts *o)
         if (r->writes == before || count_problems(r, res) == 0 || round >= MAX_ROUNDS)
             break;
         if (r->out != NULL && o->mode != FSCK_MODE_PREEN)
-            fprintf(r->out, "Restarting the check: %zu problems are left.\n\n",
-                    count_problems(r, res));
+            {
+            size_t left = count_problems(r, res);
+            fprintf(r->out,
+                    /* TRANSLATORS: English keeps one form, as it always printed. */
+                    ngettext("Restarting the check: %zu problems are left.\n\n",
+                             "Restarting the check: %zu problems are left.\n\n", left),
+                    left);
+        }
     }
     if (res != NULL)
         clean = count_problems(r, res) == 0;
@@ -573,7 +615,7 @@ int fsck_run(const struct fsck_opts *o)
         struct lanyfs_error cerr = {0};
         if (fsck_super_set_checked(r->fs, &r->ctx.now, &cerr) != LANYFS_OK ||
             lanyfs_image_sync(lanyfs_fs_image(r->fs), &cerr) != LANYFS_OK)
-            fail(r, "cannot write the superblock: %s", cerr.msg);
+            fail(r, _("cannot write the superblock: %s"), cerr.msg);
         else
             r->writes++;
     }
@@ -608,26 +650,21 @@ out:
         } else if (r->out != NULL && res != NULL) {
             fsck_progress_clear(r->prog);
             if (r->cancelled)
-                fprintf(r->out, "%s: cancelled: nothing more was written.\n", r->dev_esc);
+                fprintf(r->out, _("%s: cancelled: nothing more was written.\n"), r->dev_esc);
             if (r->modified)
-                fprintf(r->out, "\n%s: ***** FILESYSTEM WAS MODIFIED *****\n", r->dev_esc);
+                fprintf(r->out, _("\n%s: ***** FILESYSTEM WAS MODIFIED *****\n"), r->dev_esc);
             if (!clean && o->mode == FSCK_MODE_PREEN && r->preen_left)
                 fprintf(r->out,
-                        "\n%s: UNEXPECTED INCONSISTENCY; RUN " FSCK_PROGRAM " MANUALLY.\n"
-                        "\t(i.e., without -a or -p options)\n",
-                        r->dev_esc);
+                        _("\n%s: UNEXPECTED INCONSISTENCY; RUN %s MANUALLY.\n"
+                          "\t(i.e., without -a or -p options)\n"),
+                        r->dev_esc, FSCK_PROGRAM);
             else if (!clean)
-                fprintf(r->out, "\n%s: ********** WARNING: Filesystem still has errors **********\n",
+                fprintf(r->out, _("\n%s: ********** WARNING: Filesystem still has errors **********\n"),
                         r->dev_esc);
-            fprintf(r->out,
-                    "%s: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 "/%" PRIu64
-                    " blocks used (%" PRIu64 " free), %" PRIu64 " blocks reclaimed, %" PRIu64
-                    " entries moved to /lost+found\n",
-                    r->dev_esc, s.files, s.dirs, s.used, s.blocks, s.free, s.reclaimed,
-                    s.lost_found);
+            print_summary(r->out, r->dev_esc, &s);
             if (s.undo != NULL) {
                 char *u = fsck_escape(s.undo, strlen(s.undo));
-                fprintf(r->out, "Undo file: %s (restore with: lanyfs-undo %s %s)\n",
+                fprintf(r->out, _("Undo file: %s (restore with: lanyfs-undo %s %s)\n"),
                         u ? u : "?", u ? u : "?", r->dev_esc);
                 free(u);
             }

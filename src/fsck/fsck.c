@@ -16,52 +16,53 @@
 #include <string.h>
 
 #include "config.h"
+#include "../cli/i18n.h"
 #include "fsck.h"
 
 static void usage_line(FILE *f, const char *prog)
 {
     fprintf(f,
-            "Usage: %s [-n | -p | -a | -y | --repair] [-f] [-v] [-C FD] [--db FILE]\n"
-            "       %*s [--json] [-z UNDOFILE | --no-undo] [--undelete] DEVICE\n",
+            _("Usage: %s [-n | -p | -a | -y | --repair] [-f] [-v] [-C FD] [--db FILE]\n"
+              "       %*s [--json] [-z UNDOFILE | --no-undo] [--undelete] DEVICE\n"),
             prog, (int)strlen(prog), "");
 }
 
 static void help(FILE *f, const char *prog)
 {
     usage_line(f, prog);
-    fputs("Check a LanyFS 1.4 filesystem and repair it.\n"
-          "\n"
-          "Answers:\n"
-          "  -n                open read-only and answer no to every question\n"
-          "  -p, -a            fix what is safe without asking (preen); exit 4 when more\n"
-          "                    is needed\n"
-          "  -y, --repair      answer yes: fix everything that can be fixed\n"
-          "                    (without one of these, ask on the terminal: y, n, a = yes\n"
-          "                    to all, q = quit)\n"
-          "\n"
-          "Options:\n"
-          "  -f                force a full check (every check is full; accepted for fsck)\n"
-          "  -v                verbose: show facts (info findings) and every repair planned\n"
-          "  -C FD             progress: 0 draws a bar on the terminal, another descriptor\n"
-          "                    gets \"pass done total device\" lines\n"
-          "      --db FILE     store the scan in the SQLite database FILE\n"
-          "      --json        print the report as JSON (docs/fsck.md)\n"
-          "  -z UNDOFILE       save the old contents of every changed block in UNDOFILE\n"
-          "                    (default: ./fsck-lanyfs-DEVICENAME.undo; see lanyfs-undo)\n"
-          "      --no-undo     do not write an undo file\n"
-          "      --undo-overwrite  replace an existing undo file\n"
-          "      --undelete    relink deleted entries whose data is intact (to their\n"
-          "                    directory, or /lost+found)\n"
-          "  -h, --help        show this help\n"
-          "  -V, --version     show the version\n"
-          "\n"
-          "Exit status (a sum, as fsck(8)):\n"
-          "  0  no errors\n"
-          "  1  errors corrected\n"
-          "  4  errors left uncorrected\n"
-          "  8  operational error\n"
-          " 16  usage error\n"
-          " 32  cancelled by the user\n",
+    fputs(_("Check a LanyFS 1.4 filesystem and repair it.\n"
+            "\n"
+            "Answers:\n"
+            "  -n                open read-only and answer no to every question\n"
+            "  -p, -a            fix what is safe without asking (preen); exit 4 when more\n"
+            "                    is needed\n"
+            "  -y, --repair      answer yes: fix everything that can be fixed\n"
+            "                    (without one of these, ask on the terminal: y, n, a = yes\n"
+            "                    to all, q = quit)\n"
+            "\n"
+            "Options:\n"
+            "  -f                force a full check (every check is full; accepted for fsck)\n"
+            "  -v                verbose: show facts (info findings) and every repair planned\n"
+            "  -C FD             progress: 0 draws a bar on the terminal, another descriptor\n"
+            "                    gets \"pass done total device\" lines\n"
+            "      --db FILE     store the scan in the SQLite database FILE\n"
+            "      --json        print the report as JSON (docs/fsck.md)\n"
+            "  -z UNDOFILE       save the old contents of every changed block in UNDOFILE\n"
+            "                    (default: ./fsck-lanyfs-DEVICENAME.undo; see lanyfs-undo)\n"
+            "      --no-undo     do not write an undo file\n"
+            "      --undo-overwrite  replace an existing undo file\n"
+            "      --undelete    relink deleted entries whose data is intact (to their\n"
+            "                    directory, or /lost+found)\n"
+            "  -h, --help        show this help\n"
+            "  -V, --version     show the version\n"
+            "\n"
+            "Exit status (a sum, as fsck(8)):\n"
+            "  0  no errors\n"
+            "  1  errors corrected\n"
+            "  4  errors left uncorrected\n"
+            "  8  operational error\n"
+            " 16  usage error\n"
+            " 32  cancelled by the user\n"),
           f);
 }
 
@@ -75,7 +76,8 @@ static int usage_error(FILE *err, const char *prog, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(err, fmt, ap);
     va_end(ap);
-    fprintf(err, "\nTry '%s --help' for more information.\n", prog);
+    fputc('\n', err);
+    fprintf(err, _("Try '%s --help' for more information.\n"), prog);
     return FSCK_EXIT_USAGE;
 }
 
@@ -147,7 +149,7 @@ int fsck_parse_args(int argc, char **argv, struct fsck_opts *o, FILE *out, FILE 
             errno = 0;
             long fd = strtol(optarg, &end, 10);
             if (errno != 0 || *optarg == '\0' || *end != '\0' || fd < 0 || fd > 1023)
-                return usage_error(err, prog, "-C needs a file descriptor number, not '%s'",
+                return usage_error(err, prog, _("-C needs a file descriptor number, not '%s'"),
                                    optarg);
             o->progress_fd = (int)fd;
             break;
@@ -178,23 +180,23 @@ int fsck_parse_args(int argc, char **argv, struct fsck_opts *o, FILE *out, FILE 
             fprintf(out, "%s %s\n", prog, PACKAGE_VERSION);
             return -1;
         case ':':
-            return usage_error(err, prog, "option '%s' needs an argument", argv[optind - 1]);
+            return usage_error(err, prog, _("option '%s' needs an argument"), argv[optind - 1]);
         default:
-            return usage_error(err, prog, "unknown option '%s'", argv[optind - 1]);
+            return usage_error(err, prog, _("unknown option '%s'"), argv[optind - 1]);
         }
     }
     if (modes > 1)
-        return usage_error(err, prog, "%s", "only one of -n, -p/-a and -y/--repair may be given");
+        return usage_error(err, prog, "%s", _("only one of -n, -p/-a and -y/--repair may be given"));
     if (have_z && o->no_undo)
-        return usage_error(err, prog, "%s", "-z and --no-undo exclude each other");
+        return usage_error(err, prog, "%s", _("-z and --no-undo exclude each other"));
     if (optind >= argc)
-        return usage_error(err, prog, "%s", "no device given");
+        return usage_error(err, prog, "%s", _("no device given"));
     if (argc - optind > 1)
-        return usage_error(err, prog, "only one device may be given; '%s' is one too many",
+        return usage_error(err, prog, _("only one device may be given; '%s' is one too many"),
                            argv[optind + 1]);
     o->device = argv[optind];
     if (*o->device == '\0')
-        return usage_error(err, prog, "%s", "the device name is empty");
+        return usage_error(err, prog, "%s", _("the device name is empty"));
     return 0;
 }
 

@@ -12,6 +12,9 @@
  *
  * The question and its answer are printed to the report in every mode
  * ("Rebuild the free list? yes"), so a log of a run shows each decision.
+ * The printed answers and notes are translated, as e2fsck's are; the keys
+ * y/n/a/q and the English words are accepted in every language, and the
+ * translated "yes" and "no" too.
  * On a terminal the question and the answer typed are not printed twice.
  */
 #include <ctype.h>
@@ -20,6 +23,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "../cli/i18n.h"
 #include "fsck.h"
 
 struct fsck_prompt {
@@ -99,9 +103,11 @@ static enum fsck_answer ask_tty(struct fsck_prompt *p, const char *question)
                 ;
         }
         trim(line);
-        if (line[0] == '\0' || strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0)
+        if (line[0] == '\0' || strcasecmp(line, "y") == 0 || strcasecmp(line, "yes") == 0 ||
+            strcasecmp(line, _("yes")) == 0)
             return FSCK_ANSWER_YES;
-        if (strcasecmp(line, "n") == 0 || strcasecmp(line, "no") == 0)
+        if (strcasecmp(line, "n") == 0 || strcasecmp(line, "no") == 0 ||
+            strcasecmp(line, _("no")) == 0)
             return FSCK_ANSWER_NO;
         if (strcasecmp(line, "a") == 0 || strcasecmp(line, "all") == 0) {
             p->yes_all = true;
@@ -109,7 +115,7 @@ static enum fsck_answer ask_tty(struct fsck_prompt *p, const char *question)
         }
         if (strcasecmp(line, "q") == 0 || strcasecmp(line, "quit") == 0)
             return FSCK_ANSWER_QUIT;
-        fputs("Please answer y (yes), n (no), a (yes to all) or q (quit).\n", p->qout);
+        fputs(_("Please answer y (yes), n (no), a (yes to all) or q (quit).\n"), p->qout);
     }
 }
 
@@ -128,7 +134,7 @@ enum fsck_answer fsck_prompt_ask(struct fsck_prompt *p, FILE *out, const char *q
     case FSCK_MODE_PREEN:
         a = preen_ok ? FSCK_ANSWER_YES : FSCK_ANSWER_NO;
         if (!preen_ok)
-            note = " (not safe to fix unattended)";
+            note = _(" (not safe to fix unattended)");
         break;
     case FSCK_MODE_ASK:
     default:
@@ -146,6 +152,9 @@ enum fsck_answer fsck_prompt_ask(struct fsck_prompt *p, FILE *out, const char *q
     }
     if (out != NULL)
         fprintf(out, "%s? %s%s\n", question,
-                a == FSCK_ANSWER_YES ? "yes" : a == FSCK_ANSWER_NO ? "no" : "quit", note);
+                a == FSCK_ANSWER_YES  ? _("yes")
+                : a == FSCK_ANSWER_NO ? _("no")
+                                      : _("quit"),
+                note);
     return a;
 }
