@@ -36,9 +36,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <glib.h>
 #include <inttypes.h>
-#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,23 +49,8 @@
 #include "fsck.h"
 #include "lanyfs.h"
 #include "replay.h"
+#include "truth.h"
 #include "undo.h"
-
-struct tpath {
-    char *path;           /* as truth.json gives it */
-    bool dir;             /* a directory */
-    uint64_t size;        /* file size */
-    char sha[65];         /* file SHA-256, hex */
-    uint64_t complete;    /* complete_after */
-};
-
-struct scenario {
-    char dir[1024];       /* its folder */
-    uint64_t writes;      /* writes in the log */
-    uint32_t blocksize;   /* bytes */
-    struct tpath *paths;  /* from truth.json */
-    size_t npaths;        /* entries */
-};
 
 static struct {
     uint64_t step;
@@ -88,108 +71,15 @@ static struct {
     uint64_t not_shown;   /* complete by truth, not shown by the state before the repair */
 } stats;
 
-/* ---- the simulator and its truth ------------------------------------------ */
-
-static bool run_prog(char *const argv[])
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int nul = open("/dev/null", O_WRONLY);
-        if (nul >= 0) {
-            dup2(nul, STDOUT_FILENO);
-            dup2(nul, STDERR_FILENO);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    if (waitpid(pid, &st, 0) < 0)
-        return false;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static bool load_truth(struct scenario *sc)
-{
-    char path[1100];
-    snprintf(path, sizeof(path), "%s/truth.json", sc->dir);
-    GError *gerr = NULL;
-    JsonParser *p = json_parser_new();
-    bool ok = false;
-    if (!json_parser_load_from_file(p, path, &gerr)) {
-        fprintf(stderr, "crash: %s: %s\n", path, gerr->message);
-        g_error_free(gerr);
-        goto out;
-    }
-    JsonObject *root = json_node_get_object(json_parser_get_root(p));
-    sc->writes = (uint64_t)json_object_get_int_member(root, "writes");
-    JsonObject *o = json_object_get_object_member(root, "options");
-    sc->blocksize = (uint32_t)json_object_get_int_member(o, "blocksize");
-    JsonArray *arr = json_object_get_array_member(root, "paths");
-    guint n = json_array_get_length(arr);
-    sc->paths = calloc(n ? n : 1, sizeof(*sc->paths));
-    if (sc->paths == NULL)
-        goto out;
-    for (guint i = 0; i < n; i++) {
-        JsonObject *x = json_array_get_object_element(arr, i);
-        struct tpath *t = &sc->paths[sc->npaths];
-        const char *type = json_object_get_string_member(x, "type");
-        JsonNode *ca = json_object_get_member(x, "complete_after");
-        if (ca == NULL || JSON_NODE_HOLDS_NULL(ca))
-            continue;
-        t->path = strdup(json_object_get_string_member(x, "path"));
-        t->dir = strcmp(type, "directory") == 0;
-        t->complete = (uint64_t)json_node_get_int(ca);
-        if (!t->dir) {
-            JsonNode *sha = json_object_get_member(x, "sha256");
-            if (sha == NULL || JSON_NODE_HOLDS_NULL(sha)) {
-                free(t->path);
-                continue;
-            }
-            t->size = (uint64_t)json_object_get_int_member(x, "size");
-            snprintf(t->sha, sizeof(t->sha), "%s", json_node_get_string(sha));
-        }
-        sc->npaths++;
-    }
-    ok = true;
-out:
-    g_object_unref(p);
-    return ok;
-}
-
 /* ---- reading a path back ----------------------------------------------------- */
 
 /* Does img show t as truth.json says it ends? */
-static bool shows(const char *img, const struct tpath *t)
+static bool shows(const char *img, const struct truth_path *t)
 {
     struct lanyfs_fs *fs = NULL;
-    bool ok = false;
-    uint8_t *buf = NULL;
     if (lanyfs_fs_open(img, LANYFS_OPEN_FORCE, &fs, NULL) != LANYFS_OK)
         return false;
-    struct lanyfs_entry e;
-    if (lanyfs_path_resolve(fs, t->path, NULL, &e, NULL) != LANYFS_OK)
-        goto out;
-    if (t->dir) {
-        ok = lanyfs_entry_is_dir(&e);
-        goto out;
-    }
-    if (!lanyfs_entry_is_file(&e) || e.size != t->size || e.size > ((uint64_t)1 << 30))
-        goto out;
-    buf = malloc(e.size ? e.size : 1);
-    size_t got = 0;
-    if (buf == NULL ||
-        lanyfs_file_pread(fs, &e, 0, buf, e.size, &got, NULL, NULL) != LANYFS_OK ||
-        got != e.size)
-        goto out;
-    uint8_t sum[32];
-    char hex[65];
-    lanyfs_sha256(buf, got, sum);
-    lanyfs_sha256_hex(sum, hex);
-    ok = strcmp(hex, t->sha) == 0;
-out:
-    free(buf);
+    bool ok = truth_shows(fs, t);
     lanyfs_fs_close(fs);
     return ok;
 }
@@ -272,7 +162,8 @@ static bool copy_file(const char *from, const char *to)
 }
 
 /* Steps 3 and 4 on img: -n clean, the noted paths intact.  Prints why not. */
-static bool verify(const struct scenario *sc, const char *img, const bool *must, const char *what)
+static bool verify(const struct truth_scenario *sc, const char *img, const bool *must,
+                   const char *what)
 {
     bool ok = true;
     int rc = run_fsck(img, FSCK_MODE_NO, NULL, 0, 0, sc->blocksize);
@@ -293,8 +184,8 @@ static bool verify(const struct scenario *sc, const char *img, const bool *must,
 }
 
 /* One state: the first k writes, write k+1 torn after `tear` sectors (0: none). */
-static void one_state(const struct scenario *sc, uint64_t k, uint32_t tear, uint64_t *shared,
-                      uint64_t index)
+static void one_state(const struct truth_scenario *sc, uint64_t k, uint32_t tear,
+                      uint64_t *shared, uint64_t index)
 {
     char base[1100], log[1100], img[1100], cutimg[1100], what[1200];
     snprintf(base, sizeof(base), "%s/base.img", sc->dir);
@@ -367,38 +258,9 @@ out:
 
 static bool run_scenario(const char *spec, uint64_t *shared, uint64_t *index)
 {
-    char mode[16], size[32];
-    unsigned long long seed, ops, bs, al;
-    if (sscanf(spec, "%15[^:]:%llu:%llu:%llu:%llu:%31s", mode, &seed, &ops, &bs, &al, size) != 6) {
-        fprintf(stderr, "crash: bad scenario '%s'\n", spec);
-        return false;
-    }
-    struct scenario sc;
-    memset(&sc, 0, sizeof(sc));
-    snprintf(sc.dir, sizeof(sc.dir), "%s/%s-%llu-%llu-%llu", opt.work, mode, seed, bs, al);
-    char s_seed[32], s_ops[32], s_geo[64];
-    snprintf(s_seed, sizeof(s_seed), "%llu", seed);
-    snprintf(s_ops, sizeof(s_ops), "%llu", ops);
-    snprintf(s_geo, sizeof(s_geo), "%llu:%llu", bs, al);
-    char *argv[16];
-    int a = 0;
-    argv[a++] = (char *)opt.lanyfs;
-    argv[a++] = "simulate";
-    argv[a++] = "--seed";
-    argv[a++] = s_seed;
-    argv[a++] = "--ops";
-    argv[a++] = s_ops;
-    argv[a++] = "--geometry";
-    argv[a++] = s_geo;
-    argv[a++] = "--size";
-    argv[a++] = size;
-    argv[a++] = "--force";
-    if (strcmp(mode, "2012") == 0)
-        argv[a++] = "--driver=2012";
-    argv[a++] = sc.dir;
-    argv[a] = NULL;
-    if (!run_prog(argv) || !load_truth(&sc)) {
-        fprintf(stderr, "crash: the simulator failed for %s\n", spec);
+    struct truth_scenario sc;
+    if (!truth_make(&sc, "crash", opt.lanyfs, opt.work, spec)) {
+        truth_free(&sc);
         return false;
     }
     uint32_t sectors = sc.blocksize / LANYFS_SECTOR_SIZE;
@@ -409,16 +271,14 @@ static bool run_scenario(const char *spec, uint64_t *shared, uint64_t *index)
         for (uint32_t t = 1; t < sectors && stats.states < opt.max_states; t++)
             one_state(&sc, k, t, shared, (*index)++);
     }
-    for (size_t i = 0; i < sc.npaths; i++)
-        free(sc.paths[i].path);
-    free(sc.paths);
+    truth_free(&sc);
     return true;
 }
 
 /* ---- one damaged image -------------------------------------------------------- */
 
 struct plist {
-    struct tpath *p;
+    struct truth_path *p;
     size_t n;
     size_t cap;
 };
@@ -432,7 +292,7 @@ static void plist_add(struct plist *l, const char *path, bool dir, uint64_t size
         if (l->p == NULL)
             abort();
     }
-    struct tpath *t = &l->p[l->n++];
+    struct truth_path *t = &l->p[l->n++];
     memset(t, 0, sizeof(*t));
     t->path = strdup(path);
     t->dir = dir;
@@ -478,7 +338,7 @@ static void walk(struct lanyfs_fs *fs, uint64_t dir, const char *prefix, unsigne
 
 static int cut_image(const char *image)
 {
-    struct scenario sc;
+    struct truth_scenario sc;
     memset(&sc, 0, sizeof(sc));
     snprintf(sc.dir, sizeof(sc.dir), "%s", image);
     struct lanyfs_fs *fs = NULL;
@@ -545,9 +405,7 @@ static int cut_image(const char *image)
     }
     remove(probe);
     remove(again);
-    for (size_t i = 0; i < sc.npaths; i++)
-        free(sc.paths[i].path);
-    free(sc.paths);
+    truth_free(&sc);
     free(must);
     munmap(shared, sizeof(uint64_t));
     printf("cut repair of %s: %" PRIu64 " writes, %" PRIu64 " cuts tried, %" PRIu64

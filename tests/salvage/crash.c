@@ -4,7 +4,7 @@
  *   salvage-crash [--step N] [--tears] LANYFS WORKDIR SCENARIO...
  *
  * A SCENARIO is MODE:SEED:OPS:BLOCKSIZE:ADDRLEN:SIZE, MODE "correct" or
- * "2012" (as in tests/fsck/crash.c).  For each one `lanyfs simulate` (the
+ * "2012" (tests/truth.h, as for tests/fsck/crash.c).  For each one `lanyfs simulate` (the
  * LANYFS program) writes an image, its write log and truth.json.  Then for
  * every write prefix K (every --step'th; with --tears also with write K+1
  * torn after each sector count) the state is rebuilt (lanyfs_replay),
@@ -21,37 +21,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <glib.h>
 #include <inttypes.h>
-#include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lanyfs.h"
 #include "replay.h"
 #include "salvage.h"
 #include "scan.h"
+#include "truth.h"
 #include "undo.h"
-
-struct tpath {
-    char *path;        /* as truth.json gives it */
-    uint64_t size;     /* file size */
-    char sha[65];      /* SHA-256, hex */
-    uint64_t complete; /* complete_after */
-};
-
-struct scenario {
-    char dir[1024];
-    bool driver;         /* 2012 mode */
-    uint64_t writes;
-    uint32_t blocksize;
-    struct tpath *paths; /* files only */
-    size_t npaths;
-};
 
 static struct {
     uint64_t step;
@@ -63,88 +45,6 @@ static struct {
 static struct {
     uint64_t states, failed, checked, not_shown;
 } stats;
-
-static bool run_prog(char *const argv[])
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return false;
-    if (pid == 0) {
-        int nul = open("/dev/null", O_WRONLY);
-        if (nul >= 0) {
-            dup2(nul, STDOUT_FILENO);
-            dup2(nul, STDERR_FILENO);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int st;
-    if (waitpid(pid, &st, 0) < 0)
-        return false;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static bool load_truth(struct scenario *sc)
-{
-    char path[1100];
-    snprintf(path, sizeof(path), "%s/truth.json", sc->dir);
-    GError *gerr = NULL;
-    JsonParser *p = json_parser_new();
-    bool ok = false;
-    if (!json_parser_load_from_file(p, path, &gerr)) {
-        fprintf(stderr, "salvage-crash: %s: %s\n", path, gerr->message);
-        g_error_free(gerr);
-        goto out;
-    }
-    JsonObject *root = json_node_get_object(json_parser_get_root(p));
-    sc->writes = (uint64_t)json_object_get_int_member(root, "writes");
-    JsonObject *o = json_object_get_object_member(root, "options");
-    sc->blocksize = (uint32_t)json_object_get_int_member(o, "blocksize");
-    JsonArray *arr = json_object_get_array_member(root, "paths");
-    guint n = json_array_get_length(arr);
-    sc->paths = calloc(n ? n : 1, sizeof(*sc->paths));
-    if (sc->paths == NULL)
-        goto out;
-    for (guint i = 0; i < n; i++) {
-        JsonObject *x = json_array_get_object_element(arr, i);
-        JsonNode *ca = json_object_get_member(x, "complete_after");
-        JsonNode *sha = json_object_get_member(x, "sha256");
-        if (strcmp(json_object_get_string_member(x, "type"), "directory") == 0 || ca == NULL ||
-            JSON_NODE_HOLDS_NULL(ca) || sha == NULL || JSON_NODE_HOLDS_NULL(sha))
-            continue;
-        struct tpath *t = &sc->paths[sc->npaths++];
-        t->path = strdup(json_object_get_string_member(x, "path"));
-        t->complete = (uint64_t)json_node_get_int(ca);
-        t->size = (uint64_t)json_object_get_int_member(x, "size");
-        snprintf(t->sha, sizeof(t->sha), "%s", json_node_get_string(sha));
-    }
-    ok = true;
-out:
-    g_object_unref(p);
-    return ok;
-}
-
-/* Does the state show t as truth.json says it ends (read by the core)? */
-static bool shows(struct lanyfs_fs *fs, const struct tpath *t)
-{
-    struct lanyfs_entry e;
-    bool ok = false;
-    if (lanyfs_path_resolve(fs, t->path, NULL, &e, NULL) != LANYFS_OK ||
-        !lanyfs_entry_is_file(&e) || e.size != t->size || e.size > ((uint64_t)1 << 30))
-        return false;
-    uint8_t *buf = malloc(e.size ? e.size : 1);
-    size_t got = 0;
-    if (buf != NULL && lanyfs_file_pread(fs, &e, 0, buf, e.size, &got, NULL, NULL) == LANYFS_OK &&
-        got == e.size) {
-        uint8_t sum[LANYFS_SHA256_LEN];
-        char hex[65];
-        lanyfs_sha256(buf, got, sum);
-        lanyfs_sha256_hex(sum, hex);
-        ok = strcmp(hex, t->sha) == 0;
-    }
-    free(buf);
-    return ok;
-}
 
 /* The SHA-256 and size of the file at dirfd/rel; false when it cannot be read. */
 static bool file_sha(int dirfd, const char *rel, uint64_t *size, char hex[65])
@@ -183,7 +83,8 @@ static void rm_tree(const char *path)
 }
 
 /* Check every complete path in a salvage of the state at img. */
-static bool check_state(const struct scenario *sc, const char *img, uint64_t k, const char *what)
+static bool check_state(const struct truth_scenario *sc, const char *img, uint64_t k,
+                        const char *what)
 {
     char out[1100];
     snprintf(out, sizeof(out), "%s/out", opt.work);
@@ -212,8 +113,8 @@ static bool check_state(const struct scenario *sc, const char *img, uint64_t k, 
     size_t nit = salvage_items(res, &it);
     ok = true;
     for (size_t i = 0; i < sc->npaths; i++) {
-        const struct tpath *t = &sc->paths[i];
-        if (t->complete > k)
+        const struct truth_path *t = &sc->paths[i];
+        if (t->dir || t->complete > k)
             continue;
         char *shown = salvage_escape_shown((const uint8_t *)t->path, strlen(t->path));
         const struct salvage_item *x = NULL;
@@ -230,7 +131,7 @@ static bool check_state(const struct scenario *sc, const char *img, uint64_t k, 
             stats.checked++;
             continue;
         }
-        if (sc->driver && !shows(fs, t)) {
+        if (sc->driver && !truth_shows(fs, t)) {
             stats.not_shown++;
             continue;
         }
@@ -255,7 +156,7 @@ done:
     return ok;
 }
 
-static void one_state(const struct scenario *sc, uint64_t k, uint32_t tear)
+static void one_state(const struct truth_scenario *sc, uint64_t k, uint32_t tear)
 {
     char base[1100], log[1100], img[1100], what[1200];
     snprintf(base, sizeof(base), "%s/base.img", sc->dir);
@@ -276,41 +177,9 @@ static void one_state(const struct scenario *sc, uint64_t k, uint32_t tear)
 
 static bool run_scenario(const char *spec)
 {
-    char mode[16], size[32];
-    unsigned long long seed, ops, bs, al;
-    if (sscanf(spec, "%15[^:]:%llu:%llu:%llu:%llu:%31s", mode, &seed, &ops, &bs, &al, size) != 6) {
-        fprintf(stderr, "salvage-crash: bad scenario '%s'\n", spec);
-        return false;
-    }
-    struct scenario sc;
-    memset(&sc, 0, sizeof(sc));
-    sc.driver = strcmp(mode, "2012") == 0;
-    snprintf(sc.dir, sizeof(sc.dir), "%s/%s-%llu-%llu-%llu", opt.work, mode, seed, bs, al);
-    char s_seed[32], s_ops[32], s_geo[64];
-    snprintf(s_seed, sizeof(s_seed), "%llu", seed);
-    snprintf(s_ops, sizeof(s_ops), "%llu", ops);
-    snprintf(s_geo, sizeof(s_geo), "%llu:%llu", bs, al);
-    char *argv[16];
-    int a = 0;
-    argv[a++] = (char *)opt.lanyfs;
-    argv[a++] = "simulate";
-    argv[a++] = "--seed";
-    argv[a++] = s_seed;
-    argv[a++] = "--ops";
-    argv[a++] = s_ops;
-    argv[a++] = "--geometry";
-    argv[a++] = s_geo;
-    argv[a++] = "--size";
-    argv[a++] = size;
-    argv[a++] = "--force";
-    if (sc.driver)
-        argv[a++] = "--driver=2012";
-    argv[a++] = sc.dir;
-    argv[a] = NULL;
-    bool ok = run_prog(argv) && load_truth(&sc);
-    if (!ok) {
-        fprintf(stderr, "salvage-crash: the simulator failed for %s\n", spec);
-    } else {
+    struct truth_scenario sc;
+    bool ok = truth_make(&sc, "salvage-crash", opt.lanyfs, opt.work, spec);
+    if (ok) {
         uint32_t sectors = sc.blocksize / LANYFS_SECTOR_SIZE;
         for (uint64_t k = 0; k <= sc.writes; k += opt.step) {
             one_state(&sc, k, 0);
@@ -320,9 +189,7 @@ static bool run_scenario(const char *spec)
                 one_state(&sc, k, t);
         }
     }
-    for (size_t i = 0; i < sc.npaths; i++)
-        free(sc.paths[i].path);
-    free(sc.paths);
+    truth_free(&sc);
     return ok;
 }
 
