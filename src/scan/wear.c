@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "wear.h"
 
 /* ---- names ------------------------------------------------------------------ */
@@ -140,37 +141,6 @@ static unsigned hist_bucket(uint16_t w)
 
 /* ---- escaping ---------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes) and its code point; 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n, uint32_t *cp)
-{
-    unsigned char c = p[0];
-    size_t len;
-    uint32_t v, lo;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xe0) == 0xc0) {
-        len = 2, v = c & 0x1f, lo = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3, v = c & 0x0f, lo = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4, v = c & 0x07, lo = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3f);
-    }
-    if (v < lo || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
-}
-
 /* Control, format and separator characters a terminal must not see raw. */
 static bool hidden_char(uint32_t cp)
 {
@@ -189,11 +159,11 @@ char *wear_escape(const char *s)
     char *out = malloc(4 * n + 1);
     if (out == NULL)
         return NULL;
-    const unsigned char *p = (const unsigned char *)s;
+    const uint8_t *p = (const uint8_t *)s;
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = utf8_seq(p + i, n - i, &cp);
+        size_t len = scan_utf8_decode(p + i, n - i, &cp);
         if (len == 0 || hidden_char(cp)) {
             size_t bad = len == 0 ? 1 : len;
             for (size_t j = 0; j < bad; j++) {
