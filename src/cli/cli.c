@@ -2,11 +2,26 @@
  * cli.c -- helpers every `lanyfs` subcommand shares (contract in cli.h):
  * help and usage messages, opening an image, resolving a path.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
 
 void cli_print_exit_codes(FILE *out)
 {

@@ -47,6 +47,9 @@ int cli_usage_error(const struct cli_command *cmd, const char *fmt, ...)
 /* The usage error for an option getopt_long rejected (it returned '?' or ':'). */
 int cli_bad_option(const struct cli_command *cmd, char **argv);
 
+/* A decimal number without sign, spaces or overflow (option values); false when not one. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+
 /* The exit-status table as text, for the help screens. */
 void cli_print_exit_codes(FILE *out);
 

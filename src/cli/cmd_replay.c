@@ -10,7 +10,6 @@
  * summary says what landed, and which operation the cut fell into, with
  * every operation description escaped (it comes from the log).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,20 +18,6 @@
 
 #include "cli.h"
 #include "replay.h"
-
-/* A decimal number without sign, spaces or overflow. */
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (s == NULL || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
 
 static void print_text(const char *out, const struct lanyfs_replay_result *res,
                        const struct lanyfs_replay_opts *o)
@@ -112,17 +97,17 @@ static int run(const struct cli_command *self, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         switch (ch) {
         case 'k':
-            if (!parse_u64(optarg, &o.upto) || o.upto == LANYFS_REPLAY_ALL)
+            if (!cli_parse_u64(optarg, &o.upto) || o.upto == LANYFS_REPLAY_ALL)
                 return cli_usage_error(self, _("--upto expects a number of writes, not '%s'"),
                                        optarg);
             break;
         case 't':
-            if (!parse_u64(optarg, &v) || v == 0 || v > 7)
+            if (!cli_parse_u64(optarg, &v) || v == 0 || v > 7)
                 return cli_usage_error(self, _("--tear expects 1..7 sectors, not '%s'"), optarg);
             o.tear = (uint32_t)v;
             break;
         case 'r':
-            if (!parse_u64(optarg, &o.seed))
+            if (!cli_parse_u64(optarg, &o.seed))
                 return cli_usage_error(self, _("--reorder expects a seed (a number), not '%s'"),
                                        optarg);
             o.reorder = true;

@@ -19,19 +19,6 @@
 #include "cli.h"
 #include "simulate.h"
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    if (s == NULL || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
-
 /* A size in bytes with an optional K, M or G (powers of 1024). */
 static bool parse_size(const char *s, uint64_t *out)
 {
@@ -70,7 +57,7 @@ static bool parse_geometry(const char *s, unsigned *bits, unsigned *addrlen)
     memcpy(head, s, n);
     head[n] = '\0';
     uint64_t bs, al;
-    if (!parse_u64(head, &bs) || !parse_u64(colon + 1, &al))
+    if (!cli_parse_u64(head, &bs) || !cli_parse_u64(colon + 1, &al))
         return false;
     for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
         if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
@@ -107,12 +94,12 @@ static int run(const struct cli_command *self, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         switch (ch) {
         case 's':
-            if (!parse_u64(optarg, &seed))
+            if (!cli_parse_u64(optarg, &seed))
                 return cli_usage_error(self, _("--seed expects a number, not '%s'"), optarg);
             have_seed = true;
             break;
         case 'n':
-            if (!parse_u64(optarg, &ops) || ops == 0 || ops > 1000000)
+            if (!cli_parse_u64(optarg, &ops) || ops == 0 || ops > 1000000)
                 return cli_usage_error(self, _("--ops expects 1..1000000, not '%s'"), optarg);
             have_ops = true;
             break;
@@ -147,13 +134,13 @@ static int run(const struct cli_command *self, int argc, char **argv)
                                        optarg);
             break;
         case 'm':
-            if (!parse_u64(optarg, &mounts) || mounts == 0)
+            if (!cli_parse_u64(optarg, &mounts) || mounts == 0)
                 return cli_usage_error(self, _("--mounts expects a number >= 1, not '%s'"),
                                        optarg);
             have_mounts = true;
             break;
         case 'b':
-            if (!parse_u64(optarg, &big) || big > 100)
+            if (!cli_parse_u64(optarg, &big) || big > 100)
                 return cli_usage_error(self, _("--big-files expects a percentage 0..100, not "
                                          "'%s'"), optarg);
             have_big = true;
