@@ -166,18 +166,7 @@ static void print_json(JsonBuilder *b, const char *outdir, const struct salvage_
     char *out = out_escape(outdir, strlen(outdir), 0);
     out_json_str(b, "output", out);
     g_free(out);
-    if (db != NULL) {
-        char *d = out_escape(db, strlen(db), 0);
-        json_builder_set_member_name(b, "database");
-        json_builder_begin_object(b);
-        out_json_str(b, "path", d);
-        out_json_int(b, "scan_id", scan_id);
-        json_builder_end_object(b);
-        g_free(d);
-    } else {
-        json_builder_set_member_name(b, "database");
-        json_builder_add_null_value(b);
-    }
+    cli_db_json(b, db, scan_id);
     json_builder_set_member_name(b, "summary");
     json_builder_begin_object(b);
     out_json_u64(b, "exact", t.exact);

@@ -231,15 +231,7 @@ static bool print_json(JsonBuilder *b, const struct scan_result *res,
 {
     const struct lanyfs_geom *g = scan_geom(res);
     const struct lanyfs_super *sb = scan_super(res);
-    if (db != NULL) {
-        json_builder_set_member_name(b, "database");
-        json_builder_begin_object(b);
-        json_disk_str(b, "path", db);
-        out_json_int(b, "scan_id", scan_id);
-        json_builder_end_object(b);
-    } else {
-        json_null(b, "database");
-    }
+    cli_db_json(b, db, scan_id);
     out_json_str(b, "image_sha256", sha256);
 
     json_builder_set_member_name(b, "geometry");

@@ -4,6 +4,8 @@
  */
 #include "scan_run.h"
 
+#include <string.h>
+
 bool cli_db_open(struct out_report *r, const char *dbpath, struct store_db **db)
 {
     *db = NULL;
@@ -64,4 +66,19 @@ bool cli_db_add_scan(struct out_report *r, struct store_db *db, const struct sca
         return false;
     }
     return true;
+}
+
+void cli_db_json(JsonBuilder *b, const char *dbpath, int64_t scan_id)
+{
+    json_builder_set_member_name(b, "database");
+    if (dbpath == NULL) {
+        json_builder_add_null_value(b);
+        return;
+    }
+    char *d = out_escape(dbpath, strlen(dbpath), 0);
+    json_builder_begin_object(b);
+    out_json_str(b, "path", d);
+    out_json_int(b, "scan_id", scan_id);
+    json_builder_end_object(b);
+    g_free(d);
 }

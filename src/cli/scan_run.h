@@ -2,8 +2,9 @@
  * scan_run.h -- what `lanyfs scan`, `wear` and `salvage` share around the
  * scan they run: the --db database, opened before anything is read so that
  * one that cannot be used fails at once, the scan's clock, and the scan
- * stored with its progress on the bar (termbar.h).  Every failure goes into
- * the command's struct out_report with exit status LANYFS_EXIT_ERROR (1).
+ * stored with its progress on the bar (termbar.h), and the database as
+ * --json shows it.  Every failure goes into the command's struct out_report
+ * with exit status LANYFS_EXIT_ERROR (1).
  */
 #pragma once
 
@@ -41,3 +42,9 @@ void cli_scan_clock_stop(struct cli_scan_clock *c);
 bool cli_db_add_scan(struct out_report *r, struct store_db *db, const struct scan_result *res,
                      const char *image, const struct cli_scan_clock *c, const char *sha256,
                      struct cli_bar *bar, int64_t *scan_id);
+
+/*
+ * The "database" member of a --json document: {"path": ..., "scan_id": ...}
+ * with the path escaped, or null without a database (dbpath NULL).
+ */
+void cli_db_json(JsonBuilder *b, const char *dbpath, int64_t scan_id);
