@@ -115,7 +115,7 @@ const char *rescue_format_repair(guint32 code)
 {
     const struct scan_problem_info *row = scan_problem_lookup(code);
 
-    return row != NULL ? row->repair : "";
+    return row != NULL ? scan_problem_repair_text(row) : "";
 }
 
 char *rescue_format_finding_where(const RescueFindingInfo *f)

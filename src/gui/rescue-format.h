@@ -27,7 +27,7 @@ const char *rescue_format_type(guint8 type);
 
 /* "0x010001 TREE_PTR_RANGE" (the name is stable and not translated). */
 char *rescue_format_code(guint32 code);
-/* The proposed repair of a code (the catalogue's words), static, "" when unknown. */
+/* The proposed repair of a code (the catalogue's words, translated), static, "" when unknown. */
 const char *rescue_format_repair(guint32 code);
 /* Where a finding points: its path, else "Block N", else "". */
 char *rescue_format_finding_where(const RescueFindingInfo *f);

@@ -33,7 +33,7 @@ static GtkWidget *plan_list(RescueData *data, const guint *plan, guint n)
         adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(r), FALSE);
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(r), f->message);
         /* TRANSLATORS: the repair the catalogue proposes for a finding */
-        repair = g_strdup_printf(_("Repair: %s"), row != NULL ? row->repair : "");
+        repair = g_strdup_printf(_("Repair: %s"), row != NULL ? scan_problem_repair_text(row) : "");
         adw_action_row_set_subtitle(ADW_ACTION_ROW(r), repair);
         adw_action_row_set_title_lines(ADW_ACTION_ROW(r), 3);
         gtk_list_box_append(GTK_LIST_BOX(list), r);
