@@ -337,6 +337,17 @@ void rescue_repair_status_text(int status, char **heading, char **explanation)
     *explanation = g_strdup_printf(_("%s (Exit status %d.)"), e, status);
 }
 
+/* fsck's line naming the undo file, in English or in the user's language. */
+static gboolean is_undo_line(const char *line)
+{
+    /* The engine's own words (src/fsck/driver.c), translated the same way. */
+    const char *words = _("Undo file: %s (restore with: lanyfs-undo %s %s)\n");
+    const char *cut = strstr(words, "%s");
+
+    return g_str_has_prefix(line, "Undo file: ") ||
+           (cut != NULL && cut > words && strncmp(line, words, (size_t)(cut - words)) == 0);
+}
+
 char *rescue_repair_report_summary(const RescueRepairReport *report)
 {
     g_autofree char *text = NULL;
@@ -355,7 +366,7 @@ char *rescue_repair_report_summary(const RescueRepairReport *report)
     for (guint i = 0; lines[i] != NULL; i++) {
         const char *line = lines[i];
         /* The dialog says how to undo in its own words. */
-        if (g_str_has_prefix(line, "Undo file: "))
+        if (is_undo_line(line))
             continue;
         if (g_str_has_prefix(line, prefix))
             line += strlen(prefix);
