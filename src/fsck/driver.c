@@ -447,28 +447,40 @@ static void summarize(struct run *r, const struct scan_result *res, uint64_t fre
  * 0 blocks reclaimed, 0 entries moved to /lost+found", each part in the
  * plural form its count decides.  The English line is the one fsck-lanyfs
  * always printed (scripts read it, "1 directories" too), so its singular
- * and plural msgids are the same text.
+ * and plural msgids are the same text.  The parts go through outf, not
+ * fprintf: GCC with the sanitizers takes an ngettext in fprintf's format
+ * for a null format string.
  */
+static void outf(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void outf(FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+}
+
 static void print_summary(FILE *out, const char *dev, const struct fsck_summary *s)
 {
     fprintf(out, "%s: ", dev);
     /* TRANSLATORS: the summary line's parts; English keeps one form. */
-    fprintf(out, ngettext("%" PRIu64 " files", "%" PRIu64 " files", s->files), s->files);
+    outf(out, ngettext("%" PRIu64 " files", "%" PRIu64 " files", s->files), s->files);
     fputs(", ", out);
-    fprintf(out, ngettext("%" PRIu64 " directories", "%" PRIu64 " directories", s->dirs),
-            s->dirs);
+    outf(out, ngettext("%" PRIu64 " directories", "%" PRIu64 " directories", s->dirs),
+         s->dirs);
     fputs(", ", out);
-    fprintf(out, ngettext("%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)",
-                          "%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)", s->blocks),
-            s->used, s->blocks, s->free);
+    outf(out, ngettext("%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)",
+                       "%" PRIu64 "/%" PRIu64 " blocks used (%" PRIu64 " free)", s->blocks),
+         s->used, s->blocks, s->free);
     fputs(", ", out);
-    fprintf(out, ngettext("%" PRIu64 " blocks reclaimed", "%" PRIu64 " blocks reclaimed",
-                          s->reclaimed),
-            s->reclaimed);
+    outf(out, ngettext("%" PRIu64 " blocks reclaimed", "%" PRIu64 " blocks reclaimed",
+                       s->reclaimed),
+         s->reclaimed);
     fputs(", ", out);
-    fprintf(out, ngettext("%" PRIu64 " entries moved to /lost+found",
-                          "%" PRIu64 " entries moved to /lost+found", s->lost_found),
-            s->lost_found);
+    outf(out, ngettext("%" PRIu64 " entries moved to /lost+found",
+                       "%" PRIu64 " entries moved to /lost+found", s->lost_found),
+         s->lost_found);
     fputc('\n', out);
 }
 

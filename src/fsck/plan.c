@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 /* ---- policy -------------------------------------------------------------------- */
@@ -200,7 +201,7 @@ void fsck_note(struct fsck_ctx *c, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fputs("  plan: ", c->out);
+    fputs(_("  plan: "), c->out);
     vfprintf(c->out, fmt, ap);
     fputc('\n', c->out);
     va_end(ap);

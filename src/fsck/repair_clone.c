@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 /* The pool rank of a block free in the plan, -1 when it must not be taken. */
@@ -98,9 +99,9 @@ uint32_t fsck_newblk_add(struct fsck_ctx *c, uint64_t copy_from, uint8_t *data, 
     c->nb[c->nnb++] = (struct newblk){
         .dst = dst, .copy_from = copy_from, .data = data, .slot_new = NULL, .depth = depth};
     if (copy_from != 0)
-        fsck_note(c, "block %" PRIu64 ": copied to %" PRIu64, copy_from, dst);
+        fsck_note(c, _("block %" PRIu64 ": copied to %" PRIu64), copy_from, dst);
     else
-        fsck_note(c, "block %" PRIu64 ": new extender", dst);
+        fsck_note(c, _("block %" PRIu64 ": new extender"), dst);
     return (uint32_t)c->nnb;
 }
 

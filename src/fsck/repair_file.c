@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 #define FSCK_LEVEL_MAX 11
@@ -335,7 +336,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
                 goto done;
             }
         }
-        fsck_note(c, "extender %" PRIu64 ": slots change", blk);
+        fsck_note(c, _("extender %" PRIu64 ": slots change"), blk);
     }
 done:
     free(nv);
@@ -407,7 +408,7 @@ enum lanyfs_err fsck_file_build(struct fsck_ctx *c, uint32_t i)
                 size = backed;
         }
         if (size != t->e.size) {
-            fsck_note(c, "entry %" PRIu64 ": size %" PRIu64 " -> %" PRIu64, t->block, t->e.size,
+            fsck_note(c, _("entry %" PRIu64 ": size %" PRIu64 " -> %" PRIu64), t->block, t->e.size,
                       size);
             t->e.size = size;
             t->fields_dirty = true;

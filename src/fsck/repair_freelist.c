@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 /* Where a free block stands as a place for a chain block (lower is better). */
@@ -112,7 +113,7 @@ enum lanyfs_err fsck_freelist_write(struct fsck_ctx *c, struct fsck_freelist *fl
     c->st.chain_blocks = nc;
     c->st.free_after = fl->count;
     c->st.freelist_written = true;
-    fsck_note(c, "free list: %" PRIu64 " chain blocks, %" PRIu64 " free blocks", nc, fl->count);
+    fsck_note(c, _("free list: %" PRIu64 " chain blocks, %" PRIu64 " free blocks"), nc, fl->count);
 out:
     free(chains);
     free(slots);

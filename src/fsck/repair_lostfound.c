@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 #define LOSTFOUND_NAME "lost+found"
@@ -68,7 +69,7 @@ enum lanyfs_err fsck_lostfound_prepare(struct fsck_ctx *c)
     c->kind[blk] = OWN_ENTRY;
     c->owner[blk] = (uint32_t)(c->nte - 1);
     c->lostfound = (uint32_t)(c->nte - 1);
-    fsck_note(c, "block %" PRIu64 ": new directory /" LOSTFOUND_NAME, blk);
+    fsck_note(c, _("block %" PRIu64 ": new directory /%s"), blk, LOSTFOUND_NAME);
     return LANYFS_OK;
 }
 
@@ -182,7 +183,7 @@ enum lanyfs_err fsck_names_fix(struct fsck_ctx *c)
                     break;
             }
             t->name_dirty = true;
-            fsck_note(c, "entry %" PRIu64 ": renamed to keep names unique", t->block);
+            fsck_note(c, _("entry %" PRIu64 ": renamed to keep names unique"), t->block);
         }
         qsort(dir->kids, dir->nkids, sizeof(*dir->kids), cmp_kid);
     }

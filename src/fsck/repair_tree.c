@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../cli/i18n.h"
 #include "repair.h"
 
 /* ---- the model of the blocks a directory's writes can change ---------------- */
@@ -440,13 +441,19 @@ enum lanyfs_err fsck_tree_plan(struct fsck_ctx *c)
             }
             insert_median(c, dir, fresh, 0, nfresh);
             c->st.links_added += nfresh;
-            fsck_note(c, "directory %" PRIu64 ": %zu entries linked in", dir->block, nfresh);
+            /* TRANSLATORS: English keeps one form, as it always printed. */
+            fsck_note(c,
+                      ngettext("directory %" PRIu64 ": %zu entries linked in",
+                               "directory %" PRIu64 ": %zu entries linked in", nfresh),
+                      dir->block, nfresh);
         } else if (c->allow_tree) {
             dir->tree_rebuild = true;
             dir->fin_root = build_balanced(c, dir->kids, 0, dir->nkids);
             c->st.dirs_rebuilt++;
-            fsck_note(c, "directory %" PRIu64 ": tree rebuilt over %zu entries", dir->block,
-                      dir->nkids);
+            fsck_note(c,
+                      ngettext("directory %" PRIu64 ": tree rebuilt over %zu entries",
+                               "directory %" PRIu64 ": tree rebuilt over %zu entries", dir->nkids),
+                      dir->block, dir->nkids);
         } else {
             /* A broken tree the answers keep: leave it as it is. */
             dir->fin_root = m.root;
