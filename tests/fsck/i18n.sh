@@ -10,7 +10,7 @@
 # runs -n and -y on them with LANGUAGE=de in C.UTF-8: the pass titles, the
 # findings with their numbers and paths filled into the German templates,
 # the questions (the catalogue's repair, capitalised) with a German answer,
-# the closing lines and the summary in its plural forms.  --json is the
+# the repairs planned (-v), the closing lines and the summary in its plural forms.  --json is the
 # same in German as in C (the catalogue's English), and under LC_ALL=C (the
 # catalogue still there, LANGUAGE=de still set) the -y run prints
 # tests/fsck/f_freeblocks/expect.1, byte for byte.
@@ -90,6 +90,11 @@ has ptr-y.out "/d/a: Block 4 verweist auf Block 2 vom Typ 0x70, der kein Eintrag
 has ptr-y.out "/d/b: Block 7 verweist auf Block 999999, hinter dem Ende des Geräts"
 has ptr-y.out "Den Verweis löschen? ja"
 has ptr-y.out "ptr-y.img: 2 Dateien, 2 Verzeichnisse, 9/256 Blöcke belegt (247 frei), 0 Blöcke zurückgewonnen, 0 Einträge nach /lost+found verschoben"
+
+# -v: the repairs planned.
+cp ptr.img ptr-v.img
+run ptr-v 1 de "$fsck" -y -v --no-undo ptr-v.img
+has ptr-v.out "  Plan: Verzeichnis 3: Baum über 2 Einträge neu aufgebaut"
 
 # Preen: the note on a repair it may not make unattended.
 cp ptr.img ptr-p.img
