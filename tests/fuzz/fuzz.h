@@ -36,3 +36,32 @@ typedef void (*fuzz_seed_cb)(void *ctx, const char *name, const uint8_t *data, s
  * truncation, superblock damage) and hand each to cb.  Returns how many.
  */
 int fuzz_seeds(fuzz_seed_cb cb, void *ctx);
+
+/* ---- fuzz_csv.c: CSV and folders the output targets check -------------------- */
+
+/* A CSV text read into rows of fields (RFC 4180). */
+struct fuzz_csv {
+    char ***rows;  /* rows[i][j]: field j of row i, NUL-terminated */
+    size_t nrows;  /* rows, the header included */
+    size_t ncols;  /* fields in every row */
+};
+
+/*
+ * Read n bytes of CSV: every record ends in a line feed, a quoted field
+ * doubles its quotes, and every row has as many fields as the first.
+ * Aborts through fuzz_fail naming what (a table name) when the text breaks
+ * one of those rules.  Free with fuzz_csv_free.
+ */
+void fuzz_csv_read(const char *what, const char *text, size_t n, struct fuzz_csv *out);
+void fuzz_csv_free(struct fuzz_csv *c);
+
+/* Text printed for people: valid UTF-8, no control character but a line feed. */
+void fuzz_check_printable(const char *what, const char *text, size_t n);
+
+/*
+ * A folder for this process's output: under /dev/shm when it exists (a
+ * tmpfs), else $TMPDIR or /tmp; removed at exit.  Its path, static.
+ */
+const char *fuzz_tmp_root(const char *name);
+/* Remove everything inside directory fd (not following links). */
+void fuzz_rm_inside(int fd);

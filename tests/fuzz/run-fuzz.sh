@@ -32,6 +32,8 @@ logs=$build/fuzz-logs
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# fuzz_wear's PNG legend loads fontconfig, which keeps its configuration until exit.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/fuzz/lsan.supp}
 export TZ=UTC LC_ALL=C
 
 rm -rf "$seeds" "$logs"
@@ -86,6 +88,8 @@ targets=(
   "wlog logs 65536"
   "undo undo 65536"
   "repair images 262144"
+  "salvage images 262144"
+  "wear images 262144"
 )
 
 run_one() {
