@@ -80,10 +80,14 @@ static void hash_wait(struct hasher *h, GThread *th, struct cli_bar *bar)
 
 /* ---- text ----------------------------------------------------------------------- */
 
-/* The finding's message, escaped for the terminal (g_free). */
-static char *finding_text(const struct scan_finding *f)
+/*
+ * The finding's message, escaped for the terminal (g_free): in the user's
+ * language for the text report, in English for JSON, which reads the same
+ * in every locale.
+ */
+static char *finding_text(const struct scan_finding *f, bool translated)
 {
-    char *msg = scan_finding_message(f);
+    char *msg = translated ? scan_finding_message_translated(f) : scan_finding_message(f);
     if (msg == NULL)
         return NULL;
     char *esc = out_escape(msg, strlen(msg), 0);
@@ -106,7 +110,7 @@ static enum scan_severity code_severity(uint32_t code)
 /* One finding line: "error    0x040001 BLOCK_SHARED: message". */
 static bool print_finding(const struct scan_finding *f)
 {
-    char *msg = finding_text(f);
+    char *msg = finding_text(f, true);
     if (msg == NULL)
         return false;
     printf("%-8s 0x%06" PRIx32 " %s: %s\n", scan_severity_name(code_severity(f->code)), f->code,
@@ -299,7 +303,7 @@ static bool print_json(JsonBuilder *b, const struct scan_result *res,
     for (size_t i = 0; i < nf; i++) {
         char hex[16];
         snprintf(hex, sizeof(hex), "0x%06" PRIx32, f[i].code);
-        char *msg = finding_text(&f[i]);
+        char *msg = finding_text(&f[i], false);
         if (msg == NULL)
             return false;
         json_builder_begin_object(b);

@@ -81,6 +81,15 @@ run info-json 0 de "$lanyfs" info --json tree.img
 run info-json-c 0 c "$lanyfs" info --json tree.img
 cmp -s "$tmp/info-json.out" "$tmp/info-json-c.out" || bad "info --json differs between German and C"
 
+# lanyfs scan: findings in German on the screen, in English in its JSON.
+run scan 7 de "$lanyfs" scan cycle.img
+has "$tmp/scan.out" "error    0x010001 TREE_PTR_RANGE: /badptr/p: Block 12 verweist auf Block 999999, hinter dem Ende des Geräts"
+run scan-json 7 de "$lanyfs" scan --json cycle.img
+run scan-json-c 7 c "$lanyfs" scan --json cycle.img
+cmp -s "$tmp/scan-json.out" "$tmp/scan-json-c.out" || bad "scan --json differs between German and C"
+grep -qF 'block 12 links to block 999999, beyond the device end' "$tmp/scan-json.out" ||
+  bad "scan --json lacks the English message"
+
 run mkfs-help 0 de "$mkfs" --help
 has "$tmp/mkfs-help.out" "Ein neues LanyFS-1.4-Dateisystem auf GERÄT schreiben (eine Abbilddatei oder ein"
 has "$tmp/mkfs-help.out" "                           Vielfaches von 8 (Standard 32: bis zu 2^32 Blöcke)"
