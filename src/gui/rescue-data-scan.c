@@ -5,7 +5,9 @@
  * block map and the entries' data maps instead of copying them (16 bytes a
  * block stay 16 bytes a block).  Entries keep the scanner's ids, so an id
  * in a finding is an id here.  Names and paths are escaped for display;
- * the messages come from scan_finding_message().
+ * the messages come from scan_finding_message_translated(), in the user's
+ * language (a scan read back from a database keeps the English text it
+ * stores).
  */
 #define G_LOG_DOMAIN "rescue-data"
 
@@ -85,7 +87,7 @@ RescueData *rescue_data_new_from_scan(struct scan_result *result, RescueSourceKi
     for (size_t i = 0; i < n; i++) {
         const struct scan_finding *sf = &findings[i];
         const struct scan_problem_info *row = scan_problem_lookup(sf->code);
-        char *msg = scan_finding_message(sf);
+        char *msg = scan_finding_message_translated(sf);
 
         rescue_data_append_finding(data, sf->code, row != NULL ? row->severity : SCAN_SEV_ERROR,
                                    sf->entry, sf->block, sf->block2, msg, sf->path);
