@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "wear.h"
 
 #define MARGIN 12
@@ -189,6 +190,21 @@ static void text_at(cairo_t *cr, double x, double y, const char *s)
     cairo_show_text(cr, s);
 }
 
+/* Cut s before a character its buffer's end split: cairo draws nothing of invalid UTF-8. */
+static void cut_whole(char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = scan_utf8_decode((const uint8_t *)s + i, n - i, &cp);
+        if (len == 0) {
+            s[i] = '\0';
+            return;
+        }
+        i += len;
+    }
+}
+
 static void draw_legend(cairo_t *cr, const struct wear_report *w, const struct wear_png_layout *l,
                         const char *title)
 {
@@ -196,6 +212,7 @@ static void draw_legend(cairo_t *cr, const struct wear_report *w, const struct w
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, 11);
     snprintf(buf, sizeof(buf), "lanyfs wear%s%s", title ? ": " : "", title ? title : "");
+    cut_whole(buf);
     text_at(cr, MARGIN, MARGIN + 12, buf);
 
     double x0 = MARGIN, y = l->legend_y + 12;

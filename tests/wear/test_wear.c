@@ -21,7 +21,8 @@
  *    block (+1 on the node that changed) and touches the parent (+1).
  *
  * Then counters are patched on purpose to look wrapped, and the PNG is
- * read back to check its size, its map and its legend.
+ * read back to check its size, its map and its legend, also under a long
+ * title of two-byte characters that the legend cuts.
  */
 #include <check.h>
 #include <cairo.h>
@@ -677,6 +678,26 @@ START_TEST(test_png_aggregated)
 }
 END_TEST
 
+/* A long title of two-byte characters, cut in the legend: the cut falls between characters. */
+START_TEST(test_png_long_title)
+{
+    char *img = mk_ops_image();
+    struct rep r = report(img, 0);
+    char title[400] = "a";
+    for (int i = 0; i < 150; i++)
+        strcat(title, "\xc3\xa9");
+    char *png = tmp_path("png");
+    struct lanyfs_error err;
+    for (int k = 0; k < 2; k++)
+        ck_assert_msg(wear_write_png(png, r.w, title + k, &err) == LANYFS_OK,
+                      "title from byte %d: %s", k, err.msg);
+    unlink(png);
+    free(png);
+    rep_free(r);
+    rm_image(img);
+}
+END_TEST
+
 /* The layout alone: a huge device stays within 584 x 692 pixels; tiny ones work. */
 START_TEST(test_png_layout_bounds)
 {
@@ -721,6 +742,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_writers);
     tcase_add_test(tc, test_png);
     tcase_add_test(tc, test_png_aggregated);
+    tcase_add_test(tc, test_png_long_title);
     tcase_add_test(tc, test_png_layout_bounds);
     suite_add_tcase(s, tc);
     return s;
