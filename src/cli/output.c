@@ -16,48 +16,9 @@
 
 #include "i18n.h"
 #include "output.h"
+#include "utf8.h"
 
 /* ---- escaping ------------------------------------------------------------ */
-
-/*
- * Length of the valid UTF-8 sequence at p (at most n bytes), 0 when the
- * bytes there are not one; *cp receives the code point.
- */
-static size_t utf8_decode(const uint8_t *p, size_t n, gunichar *cp)
-{
-    uint8_t c = p[0];
-    size_t len;
-    gunichar v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
 
 static bool shows_as_is(gunichar cp)
 {
@@ -77,8 +38,8 @@ char *out_escape(const void *src, size_t len, unsigned flags)
     GString *s = g_string_sized_new(len + 8);
     size_t i = 0;
     while (i < len) {
-        gunichar cp;
-        size_t n = utf8_decode(p + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = lanyfs_utf8_decode(p + i, len - i, &cp);
         if (n == 0 || !shows_as_is(cp) || (cp == '/' && (flags & OUT_ESC_SLASH))) {
             g_string_append_printf(s, "\\x%02x", p[i]);
             i++;

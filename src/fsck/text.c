@@ -8,45 +8,12 @@
  * valid UTF-8 is kept (control characters as \u00NN), other bytes become
  * the text \xNN.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fsck.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid; *cp its code point. */
-static size_t utf8_len(const unsigned char *s, size_t n, unsigned long *cp)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned long v;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    if ((len == 3 && v < 0x800) || (len == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-        (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
+#include "utf8.h"
 
 static bool is_control(unsigned long cp)
 {
@@ -62,8 +29,8 @@ char *fsck_escape(const void *src, size_t len)
     static const char hex[] = "0123456789abcdef";
     size_t w = 0;
     for (size_t i = 0; i < len;) {
-        unsigned long cp;
-        size_t n = utf8_len(s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = lanyfs_utf8_decode((const uint8_t *)s + i, len - i, &cp);
         if (n == 1 && s[i] == '\\') {
             out[w++] = '\\';
             out[w++] = '\\';
@@ -97,8 +64,8 @@ void fsck_json_string(FILE *f, const char *str)
     size_t len = strlen(str);
     fputc('"', f);
     for (size_t i = 0; i < len;) {
-        unsigned long cp;
-        size_t n = utf8_len(s + i, len - i, &cp);
+        uint32_t cp;
+        size_t n = lanyfs_utf8_decode((const uint8_t *)s + i, len - i, &cp);
         if (n == 0) {
             fprintf(f, "\\\\x%02x", s[i]);
             i++;
@@ -113,7 +80,7 @@ void fsck_json_string(FILE *f, const char *str)
         else if (cp == '\t')
             fputs("\\t", f);
         else if (cp < 0x20 || cp == 0x7F)
-            fprintf(f, "\\u%04lx", cp);
+            fprintf(f, "\\u%04" PRIx32, cp);
         else
             fwrite(s + i, 1, n, f);
         i += n;

@@ -64,6 +64,7 @@
 
 #include "salvage.h"
 #include "undo.h"
+#include "utf8.h"
 
 #define SV_RUN_BYTES ((size_t)1 << 20)      /* bytes read at once */
 #define SV_HEAD_BYTES ((size_t)64 << 10)    /* bytes kept of a carved piece for libmagic */
@@ -335,37 +336,6 @@ static void crc_table(uint32_t t[256])
 
 /* ---- escaping ---------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at p (shortest form, no surrogates), 0 when invalid. */
-static size_t utf8_decode(const uint8_t *p, size_t len, uint32_t *cp)
-{
-    uint8_t c = p[0];
-    size_t n;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    } else if ((c & 0xe0) == 0xc0) {
-        n = 2, v = c & 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-        n = 3, v = c & 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-        n = 4, v = c & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (n > len)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        v = v << 6 | (p[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return n;
-}
-
 /* Shown as it is: no control, format, separator or noncharacter code point. */
 static bool printable(uint32_t c)
 {
@@ -402,7 +372,7 @@ static void esc_into(struct sbuf *b, const uint8_t *p, size_t len, bool slash, s
         char unit[8];
         size_t un;
         uint32_t cp = 0;
-        size_t n = utf8_decode(p + i, len - i, &cp);
+        size_t n = lanyfs_utf8_decode(p + i, len - i, &cp);
         if (n == 0 || !printable(cp) || (slash && cp == '/')) {
             snprintf(unit, sizeof(unit), "\\x%02x", p[i]);
             un = 4;
@@ -1086,7 +1056,7 @@ static bool text_block(const uint8_t *b, size_t n, bool *zero_tail)
     *zero_tail = end < n;
     for (size_t i = 0; i < end;) {
         uint32_t cp;
-        size_t k = utf8_decode(b + i, end - i, &cp);
+        size_t k = lanyfs_utf8_decode(b + i, end - i, &cp);
         if (k == 0) /* a character cut at the block's end may go on in the next */
             return end - i < 4 && n == end;
         if (!(cp == '\t' || cp == '\n' || cp == '\r' || cp == '\f' || printable(cp)))

@@ -30,6 +30,7 @@
 #include "config.h"
 #include "sha256.h"
 #include "store.h"
+#include "utf8.h"
 
 struct store_db {
     sqlite3 *h;           /* the connection */
@@ -258,44 +259,6 @@ static enum lanyfs_err nomem(const struct store_db *db, const char *what, struct
 
 /* ---- text ------------------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 when invalid. */
-static size_t utf8_len(const uint8_t *p, size_t n, uint32_t *cp)
-{
-    uint8_t c = p[0];
-    size_t len;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        v = c & 0x1f;
-        min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        v = c & 0x0f;
-        min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        v = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-        return 0;
-    *cp = v;
-    return len;
-}
-
 /* True when the bytes are stored unchanged: printable ASCII only, no backslash. */
 static bool plain_ascii(const uint8_t *p, size_t n)
 {
@@ -317,7 +280,7 @@ char *store_escape(const void *src, size_t len)
     size_t o = 0;
     for (size_t i = 0; i < len;) {
         uint32_t cp = 0;
-        size_t n = utf8_len(p + i, len - i, &cp);
+        size_t n = lanyfs_utf8_decode(p + i, len - i, &cp);
         if (n == 1 && cp == '\\') {
             out[o++] = '\\';
             out[o++] = '\\';

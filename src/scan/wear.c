@@ -163,7 +163,7 @@ char *wear_escape(const char *s)
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = scan_utf8_decode(p + i, n - i, &cp);
+        size_t len = lanyfs_utf8_decode(p + i, n - i, &cp);
         if (len == 0 || hidden_char(cp)) {
             size_t bad = len == 0 ? 1 : len;
             for (size_t j = 0; j < bad; j++) {

@@ -196,7 +196,7 @@ static void cut_whole(char *s)
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t len = scan_utf8_decode((const uint8_t *)s + i, n - i, &cp);
+        size_t len = lanyfs_utf8_decode((const uint8_t *)s + i, n - i, &cp);
         if (len == 0) {
             s[i] = '\0';
             return;

@@ -1,6 +1,7 @@
 /*
  * utf8.h -- one UTF-8 sequence decoded, for the escaping of names and
- * text from the disk (wear reports, the store, salvage).
+ * text from the disk (the command-line tools, fsck, the store, salvage,
+ * wear reports).
  *
  * A sequence is valid when it is the shortest form of a code point up to
  * U+10FFFF that is not a surrogate (RFC 3629); anything else, a truncated
@@ -15,7 +16,7 @@
  * The length of the valid UTF-8 sequence at p (n >= 1 bytes left), 0 when
  * the bytes there are not one; *cp receives its code point.
  */
-static inline size_t scan_utf8_decode(const uint8_t *p, size_t n, uint32_t *cp)
+static inline size_t lanyfs_utf8_decode(const uint8_t *p, size_t n, uint32_t *cp)
 {
     uint8_t c = p[0];
     size_t len;
