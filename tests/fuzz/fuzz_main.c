@@ -78,7 +78,8 @@ static int run_dir(const char *path)
         names[n++] = strdup(de->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), name_cmp);
+    if (n > 1)
+        qsort(names, n, sizeof(*names), name_cmp);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         char full[4096];
