@@ -285,6 +285,9 @@ static void report(struct out_report *r, char *where, enum lanyfs_err code, uint
 
 /* report() with the message made from fmt in English and in the user's language. */
 static void vreport(struct out_report *r, char *where, enum lanyfs_err code, uint64_t block,
+                    const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vreport(struct out_report *r, char *where, enum lanyfs_err code, uint64_t block,
                     const char *fmt, va_list ap)
 {
     va_list ap2;

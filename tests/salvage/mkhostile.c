@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     uint64_t root = fx_root(fx);
     static const char *const names[] = {
         ".", "../../escape", "/", "ctl\x01\x07\x1b[31m\n", "bad\xff\xfeutf8", "\xc0\xaf",
-        "\xe2\x80\xae" "evil", "a\\x2fb",
+        "\xe2\x80\xae\x65vil", /* U+202E, then "evil" */ "a\\x2fb",
     };
     int index = 0;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
