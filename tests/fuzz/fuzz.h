@@ -59,8 +59,9 @@ void fuzz_csv_free(struct fuzz_csv *c);
 void fuzz_check_printable(const char *what, const char *text, size_t n);
 
 /*
- * A folder for this process's output: under /dev/shm when it exists (a
- * tmpfs), else $TMPDIR or /tmp; removed at exit.  Its path, static.
+ * A folder for this process's output: under $TMPDIR, else /dev/shm when it
+ * exists (a tmpfs), else /tmp; removed at exit() (libFuzzer ends with
+ * _Exit, so run-fuzz.sh gives it a TMPDIR of its own).  Its path, static.
  */
 const char *fuzz_tmp_root(const char *name);
 /* Remove everything inside directory fd (not following links). */

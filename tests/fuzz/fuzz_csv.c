@@ -192,10 +192,10 @@ const char *fuzz_tmp_root(const char *name)
         return root;
     struct stat st;
     const char *base = getenv("TMPDIR");
-    if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
-        base = "/dev/shm";
-    else if (base == NULL)
-        base = "/tmp";
+    if (base == NULL || base[0] == '\0')
+        base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
+                   ? "/dev/shm"
+                   : "/tmp";
     snprintf(root, sizeof(root), "%s/%s.XXXXXX", base, name);
     if (mkdtemp(root) == NULL) {
         perror(root);

@@ -36,6 +36,14 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/fuzz/lsan.supp}
 export TZ=UTC LC_ALL=C
 
+# fuzz_salvage and fuzz_wear write into a folder of TMPDIR, on a tmpfs when
+# there is one; libFuzzer's exit skips their cleanup, so it goes with this one.
+shm=/dev/shm
+[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
+TMPDIR=$(mktemp -d "$shm/lanyfs-fuzz.XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+
 rm -rf "$seeds" "$logs"
 mkdir -p "$seeds/images" "$seeds/logs" "$arts" "$logs"
 
