@@ -94,14 +94,19 @@ static char *raw_path(RescueData *data, guint32 id)
     return g_string_free(p, FALSE);
 }
 
-/* What the engine is asked for: live paths, and flags for the other states. */
-static GPtrArray *selection(RescueData *data, const guint32 *ids, guint n, unsigned *flags,
-                            gboolean *widened)
+/*
+ * What the engine is asked for: the live entries selected as paths, the
+ * deleted and orphaned ones as entries of the rescan, found by their own
+ * block and state (the scan shown may come from a database); with nothing
+ * selected, everything.  Returns the paths; *entries gets the ids.
+ */
+static GPtrArray *selection(RescueData *data, const struct scan_result *scan, const guint32 *ids,
+                            guint n, unsigned *flags, GArray *entries)
 {
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
     guint32 root = rescue_data_get_root(data);
+    g_autoptr(GHashTable) by_block = NULL;
 
-    *widened = FALSE;
     if (n == 0) {
         *flags = SALVAGE_DELETED | SALVAGE_ORPHANS;
         return paths;
@@ -111,17 +116,27 @@ static GPtrArray *selection(RescueData *data, const guint32 *ids, guint n, unsig
         const RescueEntryInfo *e = rescue_data_get_entry(data, ids[i]);
         if (e == NULL)
             continue;
-        if (e->state == SCAN_ENTRY_DELETED) {
-            *flags |= SALVAGE_DELETED;
-            *widened = TRUE;
-        } else if (e->state == SCAN_ENTRY_ORPHAN) {
-            *flags |= SALVAGE_ORPHANS;
-            *widened = TRUE;
-        } else {
+        if (e->state == SCAN_ENTRY_LIVE) {
             g_ptr_array_add(paths, ids[i] == root ? g_strdup("/") : raw_path(data, ids[i]));
+            continue;
         }
+        if (by_block == NULL) {
+            const struct scan_entry *se;
+            size_t ns = scan_entries(scan, &se);
+            by_block = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+            for (size_t k = 0; k < ns; k++) {
+                if (se[k].state == SCAN_ENTRY_LIVE)
+                    continue;
+                gint64 *key = g_new(gint64, 1);
+                *key = (gint64)(se[k].block << 2 | (guint64)se[k].state);
+                g_hash_table_insert(by_block, key, GUINT_TO_POINTER(se[k].id));
+            }
+        }
+        gint64 key = (gint64)(e->block << 2 | (guint64)e->state);
+        guint32 id = GPOINTER_TO_UINT(g_hash_table_lookup(by_block, &key));
+        if (id != 0)
+            g_array_append_val(entries, id);
     }
-    /* No live path is the whole live tree to the engine: it comes too (widened). */
     return paths;
 }
 
@@ -225,7 +240,7 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     Run run = {0};
     gulong cancel_id = 0;
     unsigned flags = 0;
-    gboolean widened = FALSE;
+    g_autoptr(GArray) entries = NULL;
     int outfd = -1;
     enum lanyfs_err rc;
 
@@ -263,11 +278,18 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     if (outfd < 0)
         goto out_report;
 
-    paths = selection(data, ids, n, &flags, &widened);
-    report->widened = widened;
+    entries = g_array_new(FALSE, FALSE, sizeof(guint32));
+    paths = selection(data, scan, ids, n, &flags, entries);
+    if (n > 0 && paths->len == 0 && entries->len == 0) {
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                    _("The selected entries are no longer in “%s”: scan it again."), shown);
+        goto out_report;
+    }
     opts.flags = flags;
     opts.paths = (const char *const *)paths->pdata;
     opts.npaths = paths->len;
+    opts.entries = (const uint32_t *)(void *)entries->data;
+    opts.nentries = entries->len;
     opts.progress = on_salvage_progress;
     opts.progress_ctx = &run;
     opts.on_item = on_item;

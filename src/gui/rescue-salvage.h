@@ -14,11 +14,10 @@
  *    shown may come from a database, or be older than the image);
  *  - everything is the live tree, the deleted files and the orphaned
  *    entries, as the files view shows them (`lanyfs salvage --deleted
- *    --orphans`); a selection is the live paths selected (a directory
- *    brings everything below it).  The engine selects deleted and orphaned
- *    entries only all together: a selection holding one brings all of its
- *    kind (and, when no live entry is selected, the live tree: no path is
- *    the whole tree to the engine), and the report says so (widened).
+ *    --orphans`); a selection is the entries selected, of any state (a
+ *    directory brings everything of its state below it): the live ones by
+ *    path, the deleted and orphaned ones by their entry in the new scan,
+ *    found by their own block.
  *
  * Progress is the fraction of the work (the scan first, then the bytes)
  * and the file being copied; cancelling stops at the next file, after the
@@ -42,7 +41,6 @@ typedef struct {
     guint dirs;            /* directories made */
     guint64 bytes;         /* bytes written */
     guint64 recovered;     /* of those, bytes known good */
-    gboolean widened;      /* deleted or orphaned entries were selected: all of them came */
     GPtrArray *problems;   /* one sentence per file not exact, then the engine's (owned) */
 } RescueSalvageReport;
 

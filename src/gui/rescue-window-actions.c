@@ -330,13 +330,6 @@ static void on_salvage_done(GObject *source, GAsyncResult *result, gpointer user
                                                report->not_written),
                                    report->not_written);
         }
-        if (report->widened) {
-            g_string_append(body, "\n\n");
-            g_string_append(body, _("The selection held deleted or orphaned entries. Salvage "
-                                    "copies those only all together, so every deleted and "
-                                    "orphaned entry was copied, and the live tree when no live "
-                                    "entry was selected."));
-        }
         if (report->problems->len > 0) {
             g_string_append(body, "\n");
             for (guint i = 0; i < report->problems->len && i < 8; i++)

@@ -3056,6 +3056,58 @@ static void find_legal_holes(struct sv *s)
     }
 }
 
+/*
+ * The entries asked for by id (salvage_opts.entries): a live one as a live
+ * path would be, a deleted file into deleted/, an orphan (and what of its
+ * state lies below it) into orphans/.  live holds the live tree's children.
+ */
+static bool plan_entries(struct sv *s, const struct kids *live)
+{
+    struct kids orphans;
+    bool have_orphans = false;
+    bool ok = true;
+    for (size_t i = 0; ok && i < s->o->nentries; i++) {
+        uint32_t id = s->o->entries[i];
+        const struct scan_entry *x = ent(s, id);
+        if (x == NULL) {
+            problem(s, "entry %" PRIu32 ": the scan has no such entry", id);
+            s->res->t.missing++;
+            continue;
+        }
+        if (s->planned[id])
+            continue;
+        switch (x->state) {
+        case SCAN_ENTRY_LIVE:
+            ok = plan_tree(s, live, id, SALVAGE_KIND_LIVE);
+            break;
+        case SCAN_ENTRY_DELETED:
+            if (!lanyfs_entry_is_file(&x->e)) {
+                problem(s, "entry %" PRIu32 ": a deleted directory keeps no entries to copy", id);
+                break;
+            }
+            {
+                uint32_t d = top_dir(s, &s->d_deleted, "deleted", 0);
+                ok = d != SV_NO_DIR && plan_file(s, SALVAGE_KIND_DELETED, id, d, 0);
+            }
+            break;
+        case SCAN_ENTRY_ORPHAN:
+            if (!have_orphans) {
+                if (!kids_build(s, SCAN_ENTRY_ORPHAN, &orphans)) {
+                    kids_free(&orphans);
+                    s->oom = true;
+                    return false;
+                }
+                have_orphans = true;
+            }
+            ok = plan_tree(s, &orphans, id, SALVAGE_KIND_ORPHAN);
+            break;
+        }
+    }
+    if (have_orphans)
+        kids_free(&orphans);
+    return ok && !s->oom;
+}
+
 static bool plan(struct sv *s)
 {
     struct view v = {s->ents, s->nents, s->map, s->nblocks};
@@ -3066,7 +3118,7 @@ static bool plan(struct sv *s)
         return false;
     }
     bool ok = true;
-    if (s->o->npaths == 0) {
+    if (s->o->npaths == 0 && s->o->nentries == 0) {
         uint32_t root = root_id(s);
         if (root == 0)
             problem(s, "the scan found no root directory: no live tree to copy");
@@ -3087,6 +3139,8 @@ static bool plan(struct sv *s)
         }
         ok = plan_tree(s, &k, id, SALVAGE_KIND_LIVE);
     }
+    if (ok && s->o->nentries > 0)
+        ok = plan_entries(s, &k);
     kids_free(&k);
     size_t live_jobs = s->njobs;
     if (ok && (s->o->flags & SALVAGE_VERSIONS))

@@ -130,6 +130,14 @@ struct salvage_opts {
     const char *const *paths;      /* live paths to copy (raw bytes as the scan joins them,
                                     * or in shown form); none: the whole live tree */
     size_t npaths;
+    /*
+     * Entries to copy by scan entry id, of any state (a directory: it and
+     * everything of its state below it), each written where its state's
+     * flag would write it (files/, deleted/, orphans/).  With paths, both
+     * are copied; with neither, the whole live tree.
+     */
+    const uint32_t *entries;
+    size_t nentries;
     /* Bytes done of the bytes planned; may be NULL. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;

@@ -293,7 +293,6 @@ static void test_salvage(void)
     g_assert_cmpstr(report->folder, ==, expect_folder);
     g_assert_cmpuint(report->not_written, ==, 0);
     g_assert_cmpuint(rescue_salvage_report_files(report), >, 10);
-    g_assert_false(report->widened);
 
     path = g_build_filename(report->folder, "files", "docs", "letter.txt", NULL);
     text = read_text(path);
@@ -347,19 +346,22 @@ static void test_salvage(void)
     g_assert_cmpuint(rescue_salvage_report_files(one), ==, 1);
     g_assert_cmpuint(one->exact, ==, 1);
     g_assert_cmpuint(one->bytes, ==, rescue_data_get_entry(d, id)->size);
-    g_assert_false(one->widened);
 
-    /* A deleted file selected: the engine takes deleted files together, and says so. */
+    /* A deleted file selected: that file alone, into deleted/. */
     id = find_name(d, "gone-2.txt", SCAN_ENTRY_DELETED);
     g_assert_cmpuint(id, !=, 0);
     deleted = rescue_salvage_run(d, &id, 1, dest, NULL, NULL, &error);
     g_assert_no_error(error);
-    g_assert_true(deleted->widened);
+    g_assert_cmpuint(rescue_salvage_report_files(deleted), ==, 1);
     g_free(path);
     path = NULL;
     {
         g_autofree char *folder = g_build_filename(deleted->folder, "deleted", NULL);
+        g_autofree char *files = g_build_filename(deleted->folder, "files", NULL);
+        g_autofree char *other = NULL;
         g_assert_true(find_file(folder, "gone-2.txt", &path));
+        g_assert_false(find_file(folder, "gone-4.txt", &other));
+        g_assert_false(g_file_test(files, G_FILE_TEST_EXISTS));
     }
 
     /* Cancelled: an error, not a report. */

@@ -381,6 +381,56 @@ START_TEST(paths_shown_and_missing)
 }
 END_TEST
 
+/* The scan's id of the entry of state st at path, 0 when there is none. */
+static uint32_t id_of(const struct scan_result *scan, enum scan_entry_state st, const char *path)
+{
+    const struct scan_entry *e;
+    size_t n = scan_entries(scan, &e);
+    for (size_t i = 0; i < n; i++)
+        if (e[i].state == st && e[i].path != NULL && strcmp(e[i].path, path) == 0)
+            return e[i].id;
+    return 0;
+}
+
+/* Entries by id: a live file and an orphan come out, nothing else does; a bad id is listed. */
+START_TEST(entries_by_id)
+{
+    uint8_t data[8000];
+    struct fx *fx = three_files(data, sizeof(data));
+    ck_assert(fx_entry_new(fx, LANYFS_TYPE_FILE, "x", 1) != 0);
+    ck_assert(fx_entry_new(fx, LANYFS_TYPE_FILE, "y", 1) != 0);
+    int dfd;
+    char *dir = tmp_dir(&dfd);
+    struct run r;
+    memset(&r, 0, sizeof(r));
+    r.fs = u_open_ok(fx);
+    ck_assert_int_eq(scan_fs(r.fs, NULL, &r.scan, &r.err), LANYFS_OK);
+    uint32_t ids[3] = {id_of(r.scan, SCAN_ENTRY_LIVE, "/b"), id_of(r.scan, SCAN_ENTRY_ORPHAN, "/x"),
+                       999999};
+    ck_assert_uint_ne(ids[0], 0);
+    ck_assert_uint_ne(ids[1], 0);
+    struct salvage_opts o = {.entries = ids, .nentries = 3};
+    r.rc = salvage_run(r.scan, r.fs, dfd, &o, &r.res, &r.err);
+    ck_assert_int_eq(r.rc, LANYFS_OK);
+    struct salvage_totals t;
+    salvage_get_totals(r.res, &t);
+    U_EQ(t.exact, 2);
+    U_EQ(t.missing, 1);
+    size_t n = 0;
+    uint8_t *got = slurp(dfd, "files/b", &n);
+    ck_assert_ptr_nonnull(got);
+    U_EQ(n, 7000);
+    ck_assert(memcmp(got, data, 7000) == 0);
+    free(got);
+    ck_assert_int_eq(faccessat(dfd, "orphans/x", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_ne(faccessat(dfd, "orphans/y", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    ck_assert_int_ne(faccessat(dfd, "files/a", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+    fx_free(fx);
+}
+END_TEST
+
 /* 2000 orphans of one name: all copied, named x, x~2, ... x~2000, one try each. */
 START_TEST(many_equal_names)
 {
@@ -420,6 +470,7 @@ static Suite *make(void)
     tcase_add_test(tc, cancel_stops_and_lists);
     tcase_add_test(tc, paths_shown_and_missing);
     tcase_add_test(tc, many_equal_names);
+    tcase_add_test(tc, entries_by_id);
     suite_add_tcase(s, tc);
     return s;
 }
