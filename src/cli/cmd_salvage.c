@@ -47,6 +47,7 @@
 #include "store.h"
 #include "store_salvage.h"
 #include "termbar.h"
+#include "i18n.h"
 
 /* ---- progress ------------------------------------------------------------------ */
 
@@ -422,9 +423,9 @@ out:
 
 const struct cli_command cmd_salvage = {
     "salvage",
-    "[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
-    "[--quiet] IMAGE OUTDIR [PATH...]",
-    "Copy files out of a damaged image into a folder.",
+    N_("[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
+       "[--quiet] IMAGE OUTDIR [PATH...]"),
+    N_("Copy files out of a damaged image into a folder."),
     "Options:\n"
     "  --deleted   also deleted files whose blocks were not handed out again (deleted/)\n"
     "  --orphans   also entries that nothing reaches any more (orphans/)\n"

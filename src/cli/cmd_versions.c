@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "salvage.h"
 #include "scan.h"
+#include "i18n.h"
 
 /* "3/4 (75%)", "-" for an empty file. */
 static void intact_text(const struct salvage_version *v, char *buf, size_t len)
@@ -139,8 +140,8 @@ out:
 
 const struct cli_command cmd_versions = {
     "versions",
-    "[--json] IMAGE PATH",
-    "List every version of a path the image still holds, newest first.",
+    N_("[--json] IMAGE PATH"),
+    N_("List every version of a path the image still holds, newest first."),
     "Options:\n"
     "  --json      write one JSON document instead of text\n"
     "  -h, --help  show this help\n\n"

@@ -32,6 +32,7 @@
 #include "store.h"
 #include "termbar.h"
 #include "wear.h"
+#include "i18n.h"
 
 /* ---- the command ------------------------------------------------------------------ */
 
@@ -183,8 +184,8 @@ out:
 
 const struct cli_command cmd_wear = {
     "wear",
-    "[--format text|csv|json] [--csv-table T] [--png FILE] [--db FILE] [--top N] IMAGE",
-    "Report write counters and wear.",
+    N_("[--format text|csv|json] [--csv-table T] [--png FILE] [--db FILE] [--top N] IMAGE"),
+    N_("Report write counters and wear."),
     "Options:\n"
     "  --format F     text (default), csv or json (docs/wear.md)\n"
     "  --csv-table T  with --format csv: blocks (one row per metadata block, the\n"

@@ -49,6 +49,8 @@ run help 0 de "$lanyfs" --help
 has "$tmp/help.out" "Aufruf: lanyfs BEFEHL [OPTIONEN] ABBILD [ARGUMENTE]"
 has "$tmp/help.out" "  info     Den Superblock, seine Probleme und die Geometrie daraus zeigen."
 has "$tmp/help.out" "Exit-Status:"
+has "$tmp/help.out" "  salvage  Dateien aus einem beschädigten Abbild in einen Ordner kopieren."
+has "$tmp/help.out" "  wear     Schreibzähler und Abnutzung berichten."
 has "$tmp/help.out" "  6  Pfad nicht gefunden"
 
 run help-mkdir 0 de "$lanyfs" mkdir --help
