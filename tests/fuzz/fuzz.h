@@ -27,6 +27,12 @@ __attribute__((noreturn, format(printf, 1, 2))) void fuzz_fail(const char *fmt, 
             fuzz_fail(__VA_ARGS__);      \
     } while (0)
 
+/*
+ * Write the input to the process's in-memory file and return a path that
+ * opens it (/proc/self/fd/N); *fd (may be NULL) receives its descriptor.
+ */
+const char *fuzz_memfd_image(const uint8_t *data, size_t size, int *fd);
+
 /* Called once per crafted seed image. */
 typedef void (*fuzz_seed_cb)(void *ctx, const char *name, const uint8_t *data, size_t len);
 

@@ -35,32 +35,6 @@
 #define CHAIN_STEPS 16
 #define PATH_CAP 64
 
-static int memfd = -1;
-static char memfd_path[64];
-
-/* The input as a file the core can open by name. */
-static const char *image_path(const uint8_t *data, size_t size)
-{
-    if (memfd < 0) {
-        memfd = memfd_create("lanyfs-fuzz", MFD_CLOEXEC);
-        if (memfd < 0) {
-            perror("memfd_create");
-            abort();
-        }
-        snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) != 0)
-        abort();
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
-        if (n <= 0)
-            abort();
-        done += (size_t)n;
-    }
-    return memfd_path;
-}
-
 static void check_err(const struct lanyfs_error *err)
 {
     FUZZ_CHECK(memchr(err->msg, '\0', sizeof(err->msg)) != NULL, "unterminated message");
@@ -241,7 +215,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct lanyfs_fs *fs = NULL;
     struct lanyfs_error err;
-    enum lanyfs_err rc = lanyfs_fs_open(image_path(data, size), LANYFS_OPEN_FORCE, &fs, &err);
+    enum lanyfs_err rc =
+        lanyfs_fs_open(fuzz_memfd_image(data, size, NULL), LANYFS_OPEN_FORCE, &fs, &err);
     if (rc != LANYFS_OK) {
         check_err(&err);
         FUZZ_CHECK(fs == NULL, "failed open returned a handle");

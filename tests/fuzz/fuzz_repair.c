@@ -32,18 +32,8 @@
 #define INPUT_MAX ((size_t)1 << 20)
 
 static int memfd = -1;
-static char memfd_path[64];
+static const char *memfd_path;
 static FILE *devnull;
-
-static void write_all(int fd, const uint8_t *data, size_t size)
-{
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pwrite(fd, data + done, size - done, (off_t)done);
-        FUZZ_CHECK(n > 0, "memfd write failed");
-        done += (size_t)n;
-    }
-}
 
 static uint8_t *read_all(int fd, size_t size)
 {
@@ -93,15 +83,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > INPUT_MAX)
         return 0;
-    if (memfd < 0) {
-        memfd = memfd_create("lanyfs-fuzz-repair", MFD_CLOEXEC);
-        FUZZ_CHECK(memfd >= 0, "memfd_create failed");
-        snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
+    if (devnull == NULL) {
         devnull = fopen("/dev/null", "w");
         FUZZ_CHECK(devnull != NULL, "cannot open /dev/null");
     }
-    FUZZ_CHECK(ftruncate(memfd, 0) == 0, "ftruncate failed");
-    write_all(memfd, data, size);
+    memfd_path = fuzz_memfd_image(data, size, &memfd);
 
     /* -n first: it must not change a byte. */
     int st = run(FSCK_MODE_NO);

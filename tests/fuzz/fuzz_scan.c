@@ -21,32 +21,6 @@
 #include "fuzz.h"
 #include "scan.h"
 
-static int memfd = -1;
-static char memfd_path[64];
-
-/* The input as a file the scanner can open by name. */
-static const char *image_path(const uint8_t *data, size_t size)
-{
-    if (memfd < 0) {
-        memfd = memfd_create("lanyfs-fuzz-scan", MFD_CLOEXEC);
-        if (memfd < 0) {
-            perror("memfd_create");
-            abort();
-        }
-        snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) != 0)
-        abort();
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
-        if (n <= 0)
-            abort();
-        done += (size_t)n;
-    }
-    return memfd_path;
-}
-
 static void check_findings(const struct scan_result *r)
 {
     const struct scan_finding *f;
@@ -120,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct scan_result *r = NULL;
     struct lanyfs_error err;
-    enum lanyfs_err rc = scan_image(image_path(data, size), NULL, &r, &err);
+    enum lanyfs_err rc = scan_image(fuzz_memfd_image(data, size, NULL), NULL, &r, &err);
     if (rc != LANYFS_OK) {
         FUZZ_CHECK(r == NULL, "failed scan returned a result");
         FUZZ_CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL, "unterminated message");

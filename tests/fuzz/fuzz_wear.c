@@ -36,31 +36,7 @@
 #define FUZZ_IMAGE_MAX ((size_t)256 << 10)
 #define TITLE_MAX 300
 
-static int memfd = -1;
-static char memfd_path[64];
 static char png_path[512];
-
-static const char *image_path(const uint8_t *data, size_t size)
-{
-    if (memfd < 0) {
-        memfd = memfd_create("lanyfs-fuzz-wear", MFD_CLOEXEC);
-        if (memfd < 0) {
-            perror("memfd_create");
-            abort();
-        }
-        snprintf(memfd_path, sizeof(memfd_path), "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) != 0)
-        abort();
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pwrite(memfd, data + done, size - done, (off_t)done);
-        if (n <= 0)
-            abort();
-        done += (size_t)n;
-    }
-    return memfd_path;
-}
 
 static void check_report(const struct wear_report *w, size_t top)
 {
@@ -244,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     struct scan_result *r = NULL;
     struct lanyfs_error err;
-    if (scan_image(image_path(data, size), NULL, &r, &err) != LANYFS_OK)
+    if (scan_image(fuzz_memfd_image(data, size, NULL), NULL, &r, &err) != LANYFS_OK)
         return 0;
     /* The input's last bytes as the image's name, up to its first NUL. */
     char title[TITLE_MAX + 1];
