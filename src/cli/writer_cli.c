@@ -184,15 +184,15 @@ bool wcli_open(struct wcli *s)
     }
     const struct lanyfs_sb_problem *pr;
     size_t n = lanyfs_fs_problems(s->fs, &pr);
-    size_t fatal = 0;
+    size_t refusing = 0;
     for (size_t i = 0; i < n && i < LANYFS_SB_PROBLEMS_MAX; i++) {
-        if (!pr[i].fatal)
+        if (!lanyfs_writer_refuses_problem(&pr[i]))
             continue;
         note_hard(s, pr[i].code);
         out_report_add(&s->rep, s->image, pr[i].code, 0, pr[i].msg);
-        fatal++;
+        refusing++;
     }
-    if (fatal > 0) {
+    if (refusing > 0) {
         char *esc = out_escape(s->image, strlen(s->image), 0);
         fprintf(stderr, _("lanyfs: %s: refusing to write to an image whose superblock fails "
                           "its checks; nothing was changed\n"),

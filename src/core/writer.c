@@ -38,6 +38,11 @@ static void writer_free(struct lanyfs_writer *w)
     free(w);
 }
 
+bool lanyfs_writer_refuses_problem(const struct lanyfs_sb_problem *p)
+{
+    return p->fatal || p->code == LANYFS_E_BADTYPE;
+}
+
 enum lanyfs_err lanyfs_writer_mount(struct lanyfs_fs *fs, enum lanyfs_write_mode mode,
                                     struct lanyfs_writer **out, struct lanyfs_error *err)
 {
@@ -47,8 +52,13 @@ enum lanyfs_err lanyfs_writer_mount(struct lanyfs_fs *fs, enum lanyfs_write_mode
     const struct lanyfs_sb_problem *pr;
     size_t np = lanyfs_fs_problems(fs, &pr);
     for (size_t i = 0; i < np; i++)
-        if (pr[i].fatal)
+        if (lanyfs_writer_refuses_problem(&pr[i]))
             return lanyfs_fail(err, pr[i].code, 0, "refusing to write: %s", pr[i].msg);
+    /* The check's list may be cut short: the type byte is tested itself. */
+    if (lanyfs_fs_super(fs)->type != LANYFS_TYPE_SUPER)
+        return lanyfs_fail(err, LANYFS_E_BADTYPE, 0,
+                           "refusing to write: superblock field 'type' is 0x%02x, not 0xd0",
+                           lanyfs_fs_super(fs)->type);
     if (!lanyfs_image_writable(lanyfs_fs_image(fs)))
         return lanyfs_fail(err, LANYFS_E_READONLY, LANYFS_NO_BLOCK, "image is open read-only");
     w = calloc(1, sizeof(*w));

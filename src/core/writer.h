@@ -47,10 +47,18 @@ struct lanyfs_writer;
 typedef void (*lanyfs_sync_hook)(void *ctx);
 
 /*
- * Mount: read the superblock state into memory.  Refuses an image whose
- * superblock fails its checks (the fs must have been opened without FORCE
- * and with LANYFS_OPEN_RDWR).  In correct mode the free list is walked and
- * a broken one (cycle, wild pointer) refuses the mount.  Writes nothing.
+ * Whether a superblock problem (lanyfs_super_check) refuses every writer:
+ * each fatal one, and a type byte other than 0xd0, which a reader only
+ * reports but the 2012 driver's mount refuses (SPEC-§8).
+ */
+bool lanyfs_writer_refuses_problem(const struct lanyfs_sb_problem *p);
+
+/*
+ * Mount: read the superblock state into memory.  Refuses an image with a
+ * superblock problem that lanyfs_writer_refuses_problem names (the fs must
+ * have been opened with LANYFS_OPEN_RDWR).  In correct mode the free list is
+ * walked and a broken one (cycle, wild pointer) refuses the mount.  Writes
+ * nothing.
  */
 enum lanyfs_err lanyfs_writer_mount(struct lanyfs_fs *fs, enum lanyfs_write_mode mode,
                                     struct lanyfs_writer **out, struct lanyfs_error *err);

@@ -149,6 +149,14 @@ cp img badaddr.img && printf '\x09' | dd of=badaddr.img bs=1 seek=14 conv=notrun
 refuse badaddr.img 4 "nothing was changed" -- put --driver=2012 badaddr.img h.txt /x
 cp img badmagic.img && printf 'XANY' | dd of=badmagic.img bs=1 seek=4 conv=notrunc status=none
 refuse badmagic.img 3 "nothing was changed" -- rm badmagic.img /file
+# A superblock type byte other than 0xd0: readers only report it, but the
+# 2012 driver's mount refuses it, and so does every writer, in both modes.
+cp img badtype.img && printf '\x10' | dd of=badtype.img bs=1 seek=0 conv=notrunc status=none
+for mode in correct 2012; do
+    refuse badtype.img 7 "superblock field 'type' is 0x10, not 0xd0" -- \
+        mkdir --driver=$mode badtype.img /x
+    refuse badtype.img 7 "nothing was changed" -- put --driver=$mode badtype.img h.txt /x
+done
 cp img short.img && truncate -s 300K short.img
 refuse short.img 5 "nothing was changed" -- mkdir short.img /x
 # addrlen 1 addresses 256 blocks; a superblock claiming more is refused.

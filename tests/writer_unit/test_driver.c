@@ -155,6 +155,43 @@ START_TEST(test_92_push_uncounted)
 }
 END_TEST
 
+/* ---- 8: mount ---------------------------------------------------------------- */
+
+/*
+ * The driver's mount checks the superblock's type byte; a reader only
+ * reports a wrong one.  Neither writer mounts such an image, and the
+ * refused mount writes nothing.
+ */
+START_TEST(test_8_mount_refuses_bad_type)
+{
+    struct wu_img im;
+    wu_img_make(&im, BITS, ALEN, 600, false, 0);
+    int fd = open(im.path, O_RDWR);
+    ck_assert(fd >= 0);
+    const uint8_t dirtype = LANYFS_TYPE_DIR;
+    ck_assert(pwrite(fd, &dirtype, 1, LANYFS_HDR_TYPE) == 1);
+    uint8_t before[BS], after[BS];
+    ck_assert(pread(fd, before, BS, 0) == (ssize_t)BS);
+    struct lanyfs_fs *fs = wu_open(&im); /* a reader opens it */
+    const struct lanyfs_sb_problem *pr;
+    WU_EQ(lanyfs_fs_problems(fs, &pr), 1);
+    ck_assert(!pr[0].fatal);
+    ck_assert(lanyfs_writer_refuses_problem(&pr[0]));
+    for (int mode = 0; mode < 2; mode++) {
+        struct lanyfs_writer *w = (struct lanyfs_writer *)&im; /* must be cleared */
+        struct lanyfs_error err;
+        op(LANYFS_E_BADTYPE, lanyfs_writer_mount(fs, mode ? DRV : COR, &w, &err), "mount");
+        ck_assert_ptr_null(w);
+        ck_assert_msg(strstr(err.msg, "'type' is 0x10") != NULL, "%s", err.msg);
+    }
+    lanyfs_fs_close(fs);
+    ck_assert(pread(fd, after, BS, 0) == (ssize_t)BS);
+    ck_assert(memcmp(before, after, BS) == 0);
+    close(fd);
+    wu_img_rm(&im);
+}
+END_TEST
+
 /* ---- 9.3 ------------------------------------------------------------------- */
 
 /* The tail is reset to the head at mount; the first allocation writes it. */
@@ -1601,6 +1638,7 @@ static Suite *suite(void)
 {
     Suite *s = suite_create("writer-driver");
     const TTest *tests[] = {
+        test_8_mount_refuses_bad_type,
         test_91_last_slot_leaked,
         test_92_push_uncounted,
         test_93_tail_reset_at_mount,
