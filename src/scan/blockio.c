@@ -10,12 +10,79 @@
  *    cannot overflow.
  */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "scan_priv.h"
+
+/*
+ * Single-block reads go through a small direct-mapped cache of windows:
+ * a miss reads the whole aligned window of RA_WINDOW_BYTES around the
+ * block with one pread.  The walks read a file's entry, its extenders and
+ * its neighbours' entries close together on the disk, so one system call
+ * serves several of them.  A window that cannot be read whole is not
+ * cached and remembered as failed, so that on a failing stick each block
+ * of it is then read alone: errors still name their block, and a bad
+ * sector is not retried once for every block around it.
+ */
+#define RA_WINDOW_BYTES ((size_t)64 << 10)
+#define RA_WINDOWS 64
+
+struct sc_readahead {
+    uint64_t tag[RA_WINDOWS];     /* window number + 1 held by each slot; 0 = empty */
+    uint64_t failed[RA_WINDOWS];  /* window number + 1 whose read failed last; 0 = none */
+    uint8_t *data;             /* RA_WINDOWS windows of RA_WINDOW_BYTES */
+};
+
+void sc_read_done(struct scan_result *r)
+{
+    if (r->ra != NULL)
+        free(r->ra->data);
+    free(r->ra);
+    r->ra = NULL;
+}
+
+static const uint8_t *ra_lookup(struct scan_result *r, uint64_t blk)
+{
+    uint32_t bs = r->g.blocksize;
+    if (bs == 0 || bs > RA_WINDOW_BYTES || blk >= r->image_blocks)
+        return NULL;
+    if (r->ra == NULL) {
+        r->ra = calloc(1, sizeof(*r->ra));
+        if (r->ra == NULL)
+            return NULL;
+        r->ra->data = malloc(RA_WINDOWS * RA_WINDOW_BYTES);
+        if (r->ra->data == NULL) {
+            sc_read_done(r);
+            return NULL;
+        }
+    }
+    uint64_t per = RA_WINDOW_BYTES / bs, w = blk / per, first = w * per;
+    size_t slot = (size_t)(w % RA_WINDOWS);
+    uint8_t *win = r->ra->data + slot * RA_WINDOW_BYTES;
+    if (r->ra->tag[slot] != w + 1) {
+        uint64_t n = r->image_blocks - first < per ? r->image_blocks - first : per;
+        if (r->ra->failed[slot] == w + 1)
+            return NULL;
+        r->ra->tag[slot] = 0;
+        if (lanyfs_image_pread(r->img, first << r->g.blockbits, win, (size_t)n << r->g.blockbits,
+                               NULL) != LANYFS_OK) {
+            r->ra->failed[slot] = w + 1;
+            return NULL;
+        }
+        r->ra->tag[slot] = w + 1;
+    }
+    return win + (size_t)(blk - first) * bs;
+}
 
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err)
 {
+    const uint8_t *cached = ra_lookup(r, blk);
+    if (cached != NULL) {
+        memcpy(buf, cached, r->g.blocksize);
+        return LANYFS_OK;
+    }
     return sc_read_run(r, blk, 1, buf, err);
 }
 
@@ -40,3 +107,4 @@ enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t coun
 out:
     return rc;
 }
+

@@ -69,6 +69,7 @@ static bool run(struct scan_result *r)
         return false;
     sc_marks_settle(r);
     sc_map_clear_scratch(r);
+    sc_read_done(r);
     sc_progress(r, SCAN_PHASE_ANALYSE, 5, 5);
     sc_progress(r, SCAN_PHASE_DONE, 1, 1);
     return true;
@@ -127,6 +128,7 @@ void scan_result_free(struct scan_result *r)
         return;
     sc_findings_free(r);
     sc_entries_free(r);
+    sc_read_done(r);
     free(r->map);
     if (r->own_fs)
         lanyfs_fs_close(r->fs);

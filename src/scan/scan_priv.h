@@ -131,6 +131,9 @@ struct scan_result {
     bool too_deep_reported;        /* TREE_TOO_DEEP */
     size_t unreadable_reported;    /* BLOCK_UNREADABLE findings so far (capped) */
 
+    /* Reads */
+    struct sc_readahead *ra;       /* blockio.c's window cache, owned; NULL until first read */
+
     /* Stop state */
     enum lanyfs_err stop;          /* NOMEM or INVAL (cancelled); OK while running */
 };
@@ -157,6 +160,8 @@ bool sc_oom(struct scan_result *r);
 /* Read block blk (the scan's block size) into buf; TRUNCATED past the image. */
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err);
+/* Free the window cache of sc_read. */
+void sc_read_done(struct scan_result *r);
 /* Read count blocks from first into buf (count * blocksize bytes). */
 enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,
                             struct lanyfs_error *err);
