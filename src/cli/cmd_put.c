@@ -19,7 +19,7 @@
  * so a bad name, a name PATH already holds, or too little space refuses
  * the whole copy before anything is written.  Then directories are created
  * parents first and files are copied in that order, with their modified
- * times, all in one mount.
+ * times, all in one mount; the directories get theirs last.
  *
  * SIGINT or SIGTERM stops a tree copy between two entries; what was copied
  * is unmounted properly and stays in the image.
@@ -328,6 +328,40 @@ static bool put_item(struct wcli *s, const struct item *it, uint8_t **buf, size_
     return true;
 }
 
+/* Give a copied directory its host directory's modified time (at the writeback). */
+static bool set_dir_time(struct wcli *s, const char *host, const char *lpath)
+{
+    struct stat st;
+    if (lstat(host, &st) != 0) {
+        wcli_warn(s, host, N_("cannot read the directory's modified time: %s"), strerror(errno));
+        return true;
+    }
+    struct lanyfs_ts mtime;
+    wcli_mtime(&st, &mtime);
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    if (lanyfs_writer_set_mtime(s->w, lpath, &mtime, &err) != LANYFS_OK) {
+        wcli_error(s, lpath, &err);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * After every entry is in: the directories' times, deepest first, and the
+ * top's when the copy created it (an existing PATH keeps its own).
+ */
+static bool set_dir_times(struct wcli *s, const struct walk *wk, const char *hostdir,
+                          const char *top, bool create_top)
+{
+    for (size_t i = wk->items->len; i-- > 0;) {
+        const struct item *it = wk->items->pdata[i];
+        if (it->dir && !set_dir_time(s, it->host, it->lpath))
+            return false;
+    }
+    return !create_top || set_dir_time(s, hostdir, top);
+}
+
 /* put -r */
 static void put_tree(struct wcli *s, const char *hostdir, const char *path)
 {
@@ -429,6 +463,8 @@ static void put_tree(struct wcli *s, const char *hostdir, const char *path)
         if (!ok)
             break;
     }
+    if (ok)
+        ok = set_dir_times(s, &wk, hostdir, top, create_top);
     if (!ok && s->ops_done > 0 && !interrupted)
         wcli_fail(s, path, LANYFS_E_IO,
                   N_("the copy stopped after %zu of %u entries; those are in the image"), done,

@@ -596,6 +596,21 @@ enum lanyfs_err lanyfs_writer_put(struct lanyfs_writer *w, const char *path, con
     return rc;
 }
 
+enum lanyfs_err lanyfs_writer_set_mtime(struct lanyfs_writer *w, const char *path,
+                                        const struct lanyfs_ts *mtime, struct lanyfs_error *err)
+{
+    struct where wh = {0};
+    enum lanyfs_err rc = resolve(w, path, &wh, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    if (wh.node == NULL)
+        return lanyfs_fail(err, LANYFS_E_NOTFOUND, LANYFS_NO_BLOCK, "%s: does not exist", path);
+    wh.node->e.modified = *mtime; /* notify_change with ATTR_MTIME_SET */
+    wh.node->fresh_time = true;
+    wr_idirty(w, wh.node);
+    return LANYFS_OK;
+}
+
 static enum lanyfs_err resolve_file(struct lanyfs_writer *w, const char *path, struct where *wh,
                                     struct lanyfs_error *err)
 {

@@ -98,6 +98,13 @@ enum lanyfs_err lanyfs_writer_put(struct lanyfs_writer *w, const char *path, con
                                   uint64_t len, const struct lanyfs_ts *mtime,
                                   struct lanyfs_error *err);
 
+/*
+ * Set the modified time of an existing file or directory, as utimes does:
+ * it reaches the disk with the entry's writeback; nothing is written now.
+ */
+enum lanyfs_err lanyfs_writer_set_mtime(struct lanyfs_writer *w, const char *path,
+                                        const struct lanyfs_ts *mtime, struct lanyfs_error *err);
+
 /* Overwrite len bytes at off of an existing file, growing it when needed. */
 enum lanyfs_err lanyfs_writer_pwrite(struct lanyfs_writer *w, const char *path, uint64_t off,
                                      const void *data, uint64_t len, struct lanyfs_error *err);

@@ -9,7 +9,8 @@ block-1, block and block+1 bytes, small mixed sizes, and (MODE 'correct'
 only) a few files of more than extmax blocks, so that a level-1 extender
 tree is needed, and with extmax^2 < 4500 one that needs a level-2 tree.
 MODE 'driver' keeps every file at most extmax blocks long (SPEC-9.7).
-Modified times are set to fixed values.  Prints nothing; the manifest is
+Modified times, of the directories too, are set to fixed values.  Prints
+nothing; the manifest is
 the host tree itself.
 """
 import os
@@ -72,6 +73,10 @@ def main():
         with open(path, "wb") as f:
             f.write(rng.randbytes(size))
         os.utime(path, ns=(t0 * 10**9, (t0 + i * 3601) * 10**9 + i * 1000))
+    # Directory times last: a file written into a directory changes its time.
+    for j, d in enumerate(dirs[1:]):
+        t = (t0 - (j + 1) * 86399) * 10**9 + j * 7
+        os.utime(os.path.join(outdir, d), ns=(t0 * 10**9, t))
     return 0
 
 

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """verify.py -- compare an image with the host tree that was put into it.
 
-Usage: verify.py LANYFS IMAGE HOSTDIR [--skip-mtime] [--cat-every=N]
+Usage: verify.py LANYFS IMAGE HOSTDIR [--skip-mtime] [--skip-dir-mtime] [--cat-every=N]
 
 Lists the image with `lanyfs ls -R -a --json IMAGE /` and reads every file
 with `lanyfs cat IMAGE PATH`.  The image must hold exactly the host tree's
 directories and regular files (symbolic links are not copied), by their
 name bytes, each file with the host file's size, SHA-256 and modified time
-(to the nanosecond, in UTC); with --cat-every=N only every Nth file is read
+(to the nanosecond, in UTC), each directory with the host directory's
+modified time (not with --skip-dir-mtime, e.g. after deletes, which change
+the times on both sides); with --cat-every=N only every Nth file is read
 back.  Prints one line of figures; exit 1 with the
 differences on stderr when anything does not match.
 """
@@ -21,7 +23,7 @@ from datetime import datetime, timezone
 
 
 def host_tree(root):
-    """{lanyfs path bytes: ('d', None, None) or ('f', size, sha, mtime_ns)}"""
+    """{lanyfs path bytes: ('d', mtime_ns) or ('f', size, sha, mtime_ns)}"""
     out = {}
     stack = [b""]
     rootb = os.fsencode(root)
@@ -32,7 +34,7 @@ def host_tree(root):
                 st = de.stat(follow_symlinks=False)
                 path = rel + b"/" + de.name
                 if stat.S_ISDIR(st.st_mode):
-                    out[path] = ("d",)
+                    out[path] = ("d", st.st_mtime_ns)
                     stack.append(path)
                 elif stat.S_ISREG(st.st_mode):
                     with open(rootb + path, "rb") as f:
@@ -67,7 +69,7 @@ def image_tree(lanyfs, image):
         for e in listing["entries"]:
             path = parent + b"/" + bytes.fromhex(e["name_hex"])
             if e["type"] == "directory":
-                out[path] = ("d",)
+                out[path] = ("d", iso_to_ns(e["modified"]["iso"]))
                 path_of[e["block"]] = path
             else:
                 out[path] = ("f", e["size"], None, iso_to_ns(e["modified"]["iso"]))
@@ -77,6 +79,7 @@ def image_tree(lanyfs, image):
 def main():
     lanyfs, image, host = sys.argv[1:4]
     skip_mtime = "--skip-mtime" in sys.argv[4:]
+    skip_dir_mtime = skip_mtime or "--skip-dir-mtime" in sys.argv[4:]
     every = 1
     for a in sys.argv[4:]:
         if a.startswith("--cat-every="):
@@ -100,6 +103,9 @@ def main():
             bad += 1
             continue
         if w[0] == "d":
+            if not skip_dir_mtime and w[1] != g[1]:
+                sys.stderr.write("%r: directory modified %d ns, want %d\n" % (p, g[1], w[1]))
+                bad += 1
             continue
         files += 1
         nbytes += w[1]

@@ -23,6 +23,7 @@ mkdir -p tree/sub
 head -c 3000 /dev/urandom >tree/a
 head -c 10 /dev/urandom >tree/sub/b
 : >tree/sub/empty
+touch -d '2001-02-03 04:05:06 UTC' tree/sub tree   # kept by put -r, also for /t it creates
 head -c 700 /dev/urandom >one
 
 for mode in correct 2012; do
@@ -31,6 +32,10 @@ for mode in correct 2012; do
     cp "base-$mode.img" "img-$mode"
     img=img-$mode
     "$lanyfs" put -r "${m[@]}" "$img" tree /t          # mkdir /t, /t/a, /t/sub, 2 files: 5 ops
+    for d in /t /t/sub; do
+        "$lanyfs" stat "$img" $d | grep -q '^Modified: *2001-02-03T04:05:06Z' ||
+            fail "$mode: put -r did not give $d its host directory's modified time"
+    done
     "$lanyfs" mkdir -p "${m[@]}" "$img" /x/y           # 2 ops
     "$lanyfs" put "${m[@]}" "$img" one /x/y/one         # 1
     "$lanyfs" mv "${m[@]}" "$img" /x/y/one /x/two       # 1
