@@ -38,6 +38,7 @@
 #include "cli.h"
 #include "scan.h"
 #include "scan_run.h"
+#include "scan_timings.h"
 #include "store.h"
 #include "termbar.h"
 
@@ -354,14 +355,15 @@ static int run(const struct cli_command *self, int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-hash", no_argument, NULL, 'n'},
+        {"timings", no_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *dbpath = NULL;
-    bool json = false, quiet = false, hash = true;
+    bool json = false, quiet = false, hash = true, timed = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
         switch (c) {
         case 'd':
             dbpath = optarg;
@@ -374,6 +376,9 @@ static int run(const struct cli_command *self, int argc, char **argv)
             break;
         case 'n':
             hash = false;
+            break;
+        case 't':
+            timed = true;
             break;
         case 'h':
             return cli_help(self);
@@ -413,8 +418,11 @@ static int run(const struct cli_command *self, int argc, char **argv)
 
     struct cli_scan_clock clk;
     cli_scan_clock_start(&clk);
-    struct scan_opts so = {.progress = cli_bar_on_scan, .progress_ctx = &bar};
+    struct cli_timings tm;
+    cli_timings_init(&tm, timed, &bar);
+    struct scan_opts so = {.progress = cli_timings_on_scan, .progress_ctx = &tm};
     enum lanyfs_err rc = scan_image(image, &so, &res, &err);
+    cli_timings_end(&tm);
     cli_scan_clock_stop(&clk);
     if (hash_th != NULL) {
         hash_wait(&hs, hash_th, &bar);
@@ -435,9 +443,14 @@ static int run(const struct cli_command *self, int argc, char **argv)
         sha256 = hs.hex;
     }
 
-    if (db != NULL && !cli_db_add_scan(&rep, db, res, image, &clk, sha256, &bar, &scan_id))
+    if (db != NULL)
+        cli_timings_begin(&tm, CLI_TIMING_STORE);
+    bool stored = db == NULL || cli_db_add_scan(&rep, db, res, image, &clk, sha256, &bar, &scan_id);
+    cli_timings_end(&tm);
+    if (!stored)
         goto out;
     cli_bar_clear(&bar);
+    cli_timings_print(&tm, stderr);
 
     struct scan_summary sum;
     scan_summarize(res, &sum);
@@ -470,7 +483,7 @@ out:
 
 const struct cli_command cmd_scan = {
     "scan",
-    N_("[--db FILE] [--json] [--quiet] [--no-hash] IMAGE"),
+    N_("[--db FILE] [--json] [--quiet] [--no-hash] [--timings] IMAGE"),
     N_("Scan a whole image: entries, blocks, free list, findings."),
     N_("Options:\n"
        "  --db FILE   also store the whole result in the SQLite database FILE\n"
@@ -478,6 +491,7 @@ const struct cli_command cmd_scan = {
        "  --no-hash   with --db: do not compute the image's SHA-256\n"
        "  --json      write one JSON document (docs/json.md) instead of text\n"
        "  -q, --quiet print only the findings of warning severity and above\n"
+       "  -t, --timings  print on stderr the time each pass took, wall-clock and CPU\n"
        "  -h, --help  show this help\n\n"
        "The scan reads every block and never gives up on a damaged filesystem:\n"
        "what it finds wrong becomes findings, each with a severity (info, warning,\n"

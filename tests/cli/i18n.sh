@@ -86,6 +86,14 @@ cmp -s "$tmp/info-json.out" "$tmp/info-json-c.out" || bad "info --json differs b
 # lanyfs scan: findings in German on the screen, in English in its JSON.
 run scan 7 de "$lanyfs" scan cycle.img
 has "$tmp/scan.out" "error    0x010001 TREE_PTR_RANGE: /badptr/p: Block 12 verweist auf Block 999999, hinter dem Ende des Geräts"
+# -t: the passes named in German, padded by characters (the seconds line up).
+run scan-t 7 de "$lanyfs" scan -q -t cycle.img
+grep -qE '^Verzeichnis- und Extenderbäume +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$' "$tmp/scan-t.err" ||
+  bad "scan -t lacks the German tree pass: $(cat "$tmp/scan-t.err")"
+[ "$(awk '{ print index($0, "."); exit }' "$tmp/scan-t.err")" = 0 ] || bad "scan -t header has a dot"
+widths=$(while IFS= read -r line; do printf '%s' "$line" | LC_ALL="$utf8" wc -m; done \
+  <"$tmp/scan-t.err" | sort -u)
+[ "$widths" = 56 ] || bad "scan -t: lines of $widths characters, not all 56: $(cat "$tmp/scan-t.err")"
 run scan-json 7 de "$lanyfs" scan --json cycle.img
 run scan-json-c 7 c "$lanyfs" scan --json cycle.img
 cmp -s "$tmp/scan-json.out" "$tmp/scan-json-c.out" || bad "scan --json differs between German and C"

@@ -8,7 +8,8 @@
 # images and hashes and block runs that cover each map; the JSON output of
 # a scan with --db names the database and the scan's id.  A database of a
 # newer schema version is refused before anything is scanned (status 1, the
-# database named), and so is a file that is no database.
+# database named), and so is a file that is no database.  -t prints the
+# time of each pass on stderr, the database's step only with --db.
 set -u
 lanyfs=$1 dbcheck=$2 jsoncheck=$3 img1=$4 img2=$5
 tmp=$(mktemp -d) || exit 99
@@ -44,6 +45,26 @@ cp "$db" "$tmp/newer.db"
 [ "$rc" = 1 ] || no "newer database: status $rc, not 1"
 grep -q "newer.db: database schema version 3 is newer" "$tmp/err4" ||
   no "newer database: message is $(cat "$tmp/err4")"
+
+# -t: the passes in their order with wall and CPU seconds, the database as a
+# step of its own only with --db, the total their sum; stdout unchanged.
+steps='superblock and geometry|free list|directory and extender trees|sweep of every block|analysis'
+timings() { # FILE: the step names of a -t table, one line each
+  sed -n '2,$p' "$1" | sed -E 's/ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}$//' | paste -sd'|'
+}
+"$lanyfs" scan -q -t "$img1" >"$tmp/out6" 2>"$tmp/t1"
+cmp -s "$tmp/out1" "$tmp/out6" || no "-t changed the output on stdout"
+[ "$(sed -n 1p "$tmp/t1")" = "Pass                               wall (s)      CPU (s)" ] ||
+  no "-t header is: $(sed -n 1p "$tmp/t1")"
+[ "$(timings "$tmp/t1")" = "$steps|total" ] || no "-t steps are: $(timings "$tmp/t1")"
+"$lanyfs" scan -q -t --no-hash --db "$tmp/t.db" "$img1" >/dev/null 2>"$tmp/t2"
+[ "$(timings "$tmp/t2")" = "$steps|database|total" ] || no "-t --db steps: $(timings "$tmp/t2")"
+awk 'NR > 1 && $1 != "total" { w += $(NF-1); c += $NF }
+     $1 == "total" { if ($(NF-1) - w > 0.0015 || w - $(NF-1) > 0.0015 ||
+                         $NF - c > 0.0015 || c - $NF > 0.0015) bad = 1 }
+     END { exit bad }' "$tmp/t2" || no "-t total is not the sum: $(cat "$tmp/t2")"
+"$lanyfs" scan -q "$img1" 2>"$tmp/t3" >/dev/null
+[ -s "$tmp/t3" ] && no "without -t stderr holds: $(cat "$tmp/t3")"
 
 # Not a database.
 printf 'not a database at all, just text\n%.0s' $(seq 100) >"$tmp/text.db"
