@@ -31,7 +31,7 @@
 struct sc_readahead {
     uint64_t tag[RA_WINDOWS];     /* window number + 1 held by each slot; 0 = empty */
     uint64_t failed[RA_WINDOWS];  /* window number + 1 whose read failed last; 0 = none */
-    uint8_t *data;             /* RA_WINDOWS windows of RA_WINDOW_BYTES */
+    uint8_t *data;                /* RA_WINDOWS windows of RA_WINDOW_BYTES */
 };
 
 void sc_read_done(struct scan_result *r)
@@ -107,4 +107,3 @@ enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t coun
 out:
     return rc;
 }
-

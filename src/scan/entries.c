@@ -44,7 +44,7 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
 /*
  * Fault in the grown part [from, to) of a large array at once.  A scan of
  * 100,000 small files fills 40 MiB of entries; touched page by page that
- * was 10,000 page faults, two thirds of all the scan takes.  One
+ * was 10,000 page faults, two thirds of all the scan's faults.  One
  * MADV_POPULATE_WRITE does it in the kernel (Linux 5.14 and later;
  * elsewhere the call fails and the pages fault in as before).
  */

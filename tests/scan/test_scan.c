@@ -667,6 +667,60 @@ START_TEST(progress_and_cancel)
 }
 END_TEST
 
+/*
+ * The image cut short after the scan opened it (another program, a file
+ * on a failing disk): the windowed reads of the walks fail on the short
+ * window, and the blocks before the cut are still read one by one, while
+ * the first block past it is named in the finding.
+ */
+struct cut {
+    const char *path;  /* the image */
+    off_t at;          /* its new length */
+    bool done;         /* cut already */
+};
+
+static void cut_on_progress(void *ctx, enum scan_phase phase, uint64_t done, uint64_t total)
+{
+    struct cut *c = ctx;
+    (void)done;
+    (void)total;
+    if (phase == SCAN_PHASE_FREE && !c->done) {
+        ck_assert_int_eq(truncate(c->path, c->at), 0);
+        c->done = true;
+    }
+}
+
+START_TEST(image_cut_while_scanning)
+{
+    struct tree t = small(10, 4, 400);
+    char *path = u_tmpname();
+    ck_assert_int_eq(fx_save(t.fx, path), 0);
+    ck_assert_uint_lt(t.b, 64); /* the cut falls inside the first window of 64 blocks */
+    struct cut c = {path, (off_t)t.b * 1024, false};
+    struct scan_opts o = {cut_on_progress, &c, NULL};
+    struct scan_result *r = NULL;
+    struct lanyfs_error err;
+    ck_assert_int_eq(scan_image(path, &o, &r, &err), LANYFS_OK);
+    ck_assert(c.done);
+    ck_assert_ptr_nonnull(by_path(r, "/docs/one.txt"));
+    ck_assert_ptr_nonnull(by_path(r, "/a.txt"));
+    ck_assert_ptr_null(by_path(r, "/b.bin"));
+    const struct scan_finding *f;
+    size_t n = scan_findings(r, &f), named = 0;
+    for (size_t i = 0; i < n; i++)
+        named += f[i].code == SCAN_PR_TREE_UNREADABLE && f[i].block == t.b;
+    ck_assert_uint_eq(named, 1);
+    ck_assert_uint_gt(count_code(r, SCAN_PR_BLOCK_UNREADABLE), 0);
+    const struct scan_block *m = scan_blocks(r);
+    ck_assert_uint_eq(m[t.a].cls, SCAN_BLK_FILE);
+    ck_assert_uint_eq(m[t.b].cls, SCAN_BLK_UNREADABLE);
+    scan_result_free(r);
+    unlink(path);
+    free(path);
+    fx_free(t.fx);
+}
+END_TEST
+
 /* Random bytes over the used part of small images: never a failed scan, never a crash. */
 START_TEST(random_damage)
 {
@@ -718,6 +772,7 @@ static Suite *make(void)
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, progress_and_cancel);
+    tcase_add_test(tc, image_cut_while_scanning);
     tcase_add_test(tc, random_damage);
     tcase_add_test(tc, slots_fast_decode);
     suite_add_tcase(s, tc);
