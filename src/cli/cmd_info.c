@@ -6,7 +6,7 @@
  * The image is opened with LANYFS_OPEN_FORCE, so that a superblock failing
  * its checks is still shown; its problems follow the fields as "Problem:"
  * lines (non-fatal ones marked so), and the exit status is that of the first
- * fatal one.  Derived values (slots, largest files, blocks in the image) are
+ * fatal one, or 7 (corrupt structure) when every problem is non-fatal.  Derived values (slots, largest files, blocks in the image) are
  * only computed from a block size and address length inside the format's
  * range; otherwise they are shown as unknown.  Every byte string from the
  * disk (label, magic) is escaped.
@@ -256,6 +256,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
             break;
         }
     }
+    if (npr > 0)
+        out_report_status(&rep, LANYFS_EXIT_CORRUPT); /* only problems that are not fatal */
     if (json) {
         print_json(b, sb, &d, pr, npr);
     } else {
@@ -279,6 +281,6 @@ const struct cli_command cmd_info = {
        "  -h, --help  show this help\n\n"
        "The image is shown even when its superblock fails the checks; each problem\n"
        "follows the fields as a \"Problem:\" line, and the exit status is that of\n"
-       "the first fatal one.\n"),
+       "the first fatal one, or 7 when none of them is fatal.\n"),
     run,
 };

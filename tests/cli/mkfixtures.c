@@ -30,6 +30,7 @@
  *   rootbeyond.img  rootdir beyond the device end
  *   badmagic.img    magic overwritten
  *   badversion.img  major version 2
+ *   badtype.img     superblock type byte 0x20, the rest right (a problem, not fatal)
  *   badgeom.img     block size exponent 13
  *   truncated.img   tree.img cut after half of its used blocks
  *   tiny.img        100 bytes, too few for a superblock
@@ -452,6 +453,12 @@ static void build_super_cases(void)
     fx_super_get(fx, &sb);
     sb.major = 1;
     sb.minor = 4;
+    sb.type = LANYFS_TYPE_FILE;
+    fx_super_put(fx, &sb);
+    write_image(fx, "badtype.img");
+
+    fx_super_get(fx, &sb);
+    sb.type = LANYFS_TYPE_SUPER;
     sb.blockbits = 13;
     fx_super_put(fx, &sb);
     write_image(fx, "badgeom.img");
