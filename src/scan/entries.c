@@ -42,25 +42,34 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
 }
 
 /*
- * Fault in the grown part [from, to) of a large array at once.  A scan of
- * 100,000 small files fills 40 MiB of entries; touched page by page that
- * was 10,000 page faults, two thirds of all the scan's faults.  One
- * MADV_POPULATE_WRITE does it in the kernel (Linux 5.14 and later;
- * elsewhere the call fails and the pages fault in as before).
+ * Fault in the next POPULATE_STEP bytes of a large array at once, when
+ * entry n is the first to reach them.  A scan of 100,000 small files fills
+ * about 40 MiB of entries; touched page by page that was 10,000 page
+ * faults, two thirds of all the scan's.  One MADV_POPULATE_WRITE per step
+ * does them in the kernel (Linux 5.14 and later; elsewhere the call fails
+ * and the pages fault in as before), and fills no more than a step ahead
+ * of the entries, so the array's capacity stays untouched until used.
  */
-static void populate(void *p, size_t from, size_t to)
+#define POPULATE_STEP ((size_t)1 << 20)
+
+static void populate_ahead(void *base, size_t n, size_t size, size_t cap)
 {
 #ifdef MADV_POPULATE_WRITE
+    size_t step = (n * size) / POPULATE_STEP;
+    if (n > 0 && ((n - 1) * size) / POPULATE_STEP == step)
+        return; /* entry n lies in a step populated already */
     long ps = sysconf(_SC_PAGESIZE);
     uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-    uintptr_t a = ((uintptr_t)p + from + page - 1) & ~(page - 1);
-    uintptr_t e = ((uintptr_t)p + to) & ~(page - 1);
-    if (e > a && e - a >= ((uintptr_t)1 << 20))
+    size_t to = (step + 1) * POPULATE_STEP < cap * size ? (step + 1) * POPULATE_STEP : cap * size;
+    uintptr_t a = ((uintptr_t)base + n * size + page - 1) & ~(page - 1);
+    uintptr_t e = ((uintptr_t)base + to) & ~(page - 1);
+    if (e > a)
         (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* advice; failure is harmless */
 #else
-    (void)p;
-    (void)from;
-    (void)to;
+    (void)base;
+    (void)n;
+    (void)size;
+    (void)cap;
 #endif
 }
 
@@ -85,8 +94,6 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
             return 0;
         }
         r->aux = na;
-        populate(ne, r->entries_cap * sizeof(*ne), ncap * sizeof(*ne));
-        populate(na, r->entries_cap * sizeof(*na), ncap * sizeof(*na));
         r->entries_cap = ncap;
     }
     char *path = sc_path_join(dirpath, e->name, e->name_len);
@@ -94,6 +101,8 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
         sc_oom(r);
         return 0;
     }
+    populate_ahead(r->entries, r->nentries, sizeof(r->entries[0]), r->entries_cap);
+    populate_ahead(r->aux, r->nentries, sizeof(r->aux[0]), r->entries_cap);
     struct scan_entry *x = &r->entries[r->nentries];
     memset(x, 0, sizeof(*x));
     memset(&r->aux[r->nentries], 0, sizeof(r->aux[0]));
