@@ -29,6 +29,7 @@ bool sc_map_init(struct scan_result *r)
     r->map = calloc(n, sizeof(*r->map));
     if (r->map == NULL)
         return sc_oom(r);
+    sc_mem_huge(r->map, n * sizeof(*r->map));
     if (r->nblocks > 0) {
         r->map[0].cls = SCAN_BLK_SUPER;
         r->map[0].flags = SCAN_BF_METADATA;

@@ -13,64 +13,107 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "scan_priv.h"
 
-char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
+/* Where a path of dirpath and a name starts, and its length without the NUL. */
+static const char *path_prefix(const char *dirpath, size_t name_len, size_t *dl)
 {
-    size_t dl = dirpath ? strlen(dirpath) : 0;
-    if (dl == 1 && dirpath[0] == '/')
-        dl = 0;
-    if (name_len > LANYFS_NAME_FIELD)
-        name_len = LANYFS_NAME_FIELD;
-    const char *prefix = dirpath;
-    if (dl + 1 + name_len > SC_PATH_MAX) {
-        prefix = "/...";
-        dl = 4;
+    *dl = dirpath ? strlen(dirpath) : 0;
+    if (*dl == 1 && dirpath[0] == '/')
+        *dl = 0;
+    if (*dl + 1 + name_len > SC_PATH_MAX) {
+        *dl = 4;
+        return "/...";
     }
-    char *p = malloc(dl + 1 + name_len + 1);
-    if (p == NULL)
-        return NULL;
+    return dirpath;
+}
+
+static void path_write(char *p, const char *prefix, size_t dl, const uint8_t *name,
+                       size_t name_len)
+{
     if (dl > 0)
         memcpy(p, prefix, dl);
     p[dl] = '/';
     memcpy(p + dl + 1, name, name_len);
     p[dl + 1 + name_len] = '\0';
+}
+
+char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
+{
+    size_t dl;
+    if (name_len > LANYFS_NAME_FIELD)
+        name_len = LANYFS_NAME_FIELD;
+    const char *prefix = path_prefix(dirpath, name_len, &dl);
+    char *p = malloc(dl + 1 + name_len + 1);
+    if (p != NULL)
+        path_write(p, prefix, dl, name, name_len);
     return p;
 }
 
 /*
- * Fault in the next POPULATE_STEP bytes of a large array at once, when
- * entry n is the first to reach them.  A scan of 100,000 small files fills
- * about 40 MiB of entries; touched page by page that was 10,000 page
- * faults, two thirds of all the scan's.  One MADV_POPULATE_WRITE per step
- * does them in the kernel (Linux 5.14 and later; elsewhere the call fails
- * and the pages fault in as before), and fills no more than a step ahead
- * of the entries, so the array's capacity stays untouched until used.
+ * Entry paths live in chunks of PATH_CHUNK bytes that are freed together
+ * with the entries: 100,000 paths were 100,000 mallocs, and the heap pages
+ * they touched one by one.  A path replaced (sc_entry_set_path) keeps its
+ * bytes until then; a path is at most SC_PATH_MAX + 1 bytes, far below a
+ * chunk.
  */
-#define POPULATE_STEP ((size_t)1 << 20)
+#define PATH_CHUNK ((size_t)2 << 20)
 
-static void populate_ahead(void *base, size_t n, size_t size, size_t cap)
+struct sc_path_chunk {
+    struct sc_path_chunk *next; /* the chunk filled before */
+    size_t used;                /* bytes used, this header included */
+};
+
+static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t *name,
+                       size_t name_len)
 {
-#ifdef MADV_POPULATE_WRITE
-    size_t step = (n * size) / POPULATE_STEP;
-    if (n > 0 && ((n - 1) * size) / POPULATE_STEP == step)
-        return; /* entry n lies in a step populated already */
-    long ps = sysconf(_SC_PAGESIZE);
-    uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
-    size_t to = (step + 1) * POPULATE_STEP < cap * size ? (step + 1) * POPULATE_STEP : cap * size;
-    uintptr_t a = ((uintptr_t)base + n * size + page - 1) & ~(page - 1);
-    uintptr_t e = ((uintptr_t)base + to) & ~(page - 1);
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* advice; failure is harmless */
-#else
-    (void)base;
-    (void)n;
-    (void)size;
-    (void)cap;
-#endif
+    size_t dl;
+    if (name_len > LANYFS_NAME_FIELD)
+        name_len = LANYFS_NAME_FIELD;
+    const char *prefix = path_prefix(dirpath, name_len, &dl);
+    size_t need = dl + 1 + name_len + 1;
+    struct sc_path_chunk *c = r->paths;
+    if (c == NULL || PATH_CHUNK - c->used < need) {
+        struct sc_path_chunk *n = sc_mem_grow(NULL, 0, PATH_CHUNK);
+        if (n == NULL)
+            return NULL;
+        n->next = c;
+        n->used = sizeof(*n);
+        r->paths = c = n;
+    }
+    char *p = (char *)c + c->used;
+    c->used += need;
+    path_write(p, prefix, dl, name, name_len);
+    return p;
+}
+
+static void pool_free(struct scan_result *r)
+{
+    while (r->paths != NULL) {
+        struct sc_path_chunk *n = r->paths->next;
+        sc_mem_release(r->paths, PATH_CHUNK);
+        r->paths = n;
+    }
+}
+
+/* The key sc_tree_dups sorts by, for each live entry of the tree walk. */
+static bool add_dupkey(struct scan_result *r, const struct scan_entry *x)
+{
+    if (r->ndupkeys == r->dupkeys_cap) {
+        size_t ncap = r->dupkeys_cap ? r->dupkeys_cap * 2 : 256;
+        struct sc_dupkey *nk = realloc(r->dupkeys, ncap * sizeof(*nk));
+        if (nk == NULL)
+            return sc_oom(r);
+        r->dupkeys = nk;
+        r->dupkeys_cap = ncap;
+    }
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+    for (size_t i = 0; i < x->e.name_len && i < LANYFS_NAME_FIELD; i++)
+        h = (h ^ x->e.name[i]) * 0x100000001b3u;
+    r->dupkeys[r->ndupkeys++] =
+        (struct sc_dupkey){.parent = x->parent, .id = x->id, .hash = h ^ x->e.name_len};
+    return true;
 }
 
 uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e,
@@ -82,36 +125,44 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
     }
     if (r->nentries == r->entries_cap) {
         size_t ncap = r->entries_cap ? r->entries_cap * 2 : 64;
-        struct scan_entry *ne = realloc(r->entries, ncap * sizeof(*ne));
+        if (ncap > SIZE_MAX / sizeof(struct scan_entry)) {
+            sc_oom(r);
+            return 0;
+        }
+        size_t eb = ncap * sizeof(struct scan_entry), ab = ncap * sizeof(struct sc_aux);
+        struct scan_entry *ne = sc_mem_grow(r->entries, r->entries_bytes, eb);
         if (ne == NULL) {
             sc_oom(r);
             return 0;
         }
         r->entries = ne;
-        struct sc_aux *na = realloc(r->aux, ncap * sizeof(*na));
+        r->entries_bytes = eb;
+        struct sc_aux *na = sc_mem_grow(r->aux, r->aux_bytes, ab);
         if (na == NULL) {
             sc_oom(r);
             return 0;
         }
         r->aux = na;
+        r->aux_bytes = ab;
         r->entries_cap = ncap;
     }
-    char *path = sc_path_join(dirpath, e->name, e->name_len);
+    char *path = pool_path(r, dirpath, e->name, e->name_len);
     if (path == NULL) {
         sc_oom(r);
         return 0;
     }
-    populate_ahead(r->entries, r->nentries, sizeof(r->entries[0]), r->entries_cap);
-    populate_ahead(r->aux, r->nentries, sizeof(r->aux[0]), r->entries_cap);
+    sc_mem_populate_ahead(r->entries, r->nentries, sizeof(r->entries[0]), r->entries_cap);
+    sc_mem_populate_ahead(r->aux, r->nentries, sizeof(r->aux[0]), r->entries_cap);
     struct scan_entry *x = &r->entries[r->nentries];
-    memset(x, 0, sizeof(*x));
-    memset(&r->aux[r->nentries], 0, sizeof(r->aux[0]));
+    /* Both arrays come zeroed (sc_mem_grow) and no slot is used twice. */
     x->id = (uint32_t)(r->nentries + 1);
     x->block = blk;
     x->parent = parent;
     x->state = state;
     x->e = *e;
     x->path = path;
+    if (!r->dupkeys_off && state == SCAN_ENTRY_LIVE && parent != 0 && !add_dupkey(r, x))
+        return 0;
     if (lanyfs_entry_is_file(e))
         x->blocks_needed = lanyfs_geom_blocks_for_size(&r->g, e->size);
     r->nentries++;
@@ -123,10 +174,21 @@ bool sc_entry_set_path(struct scan_result *r, uint32_t id, const char *dirpath)
     struct scan_entry *x = sc_entry(r, id);
     if (x == NULL)
         return true;
-    char *p = sc_path_join(dirpath, x->e.name, x->e.name_len);
+    char *p = pool_path(r, dirpath, x->e.name, x->e.name_len);
     if (p == NULL)
         return sc_oom(r);
-    free(x->path);
+    x->path = p;
+    return true;
+}
+
+bool sc_entry_set_root_path(struct scan_result *r, uint32_t id)
+{
+    struct scan_entry *x = sc_entry(r, id);
+    if (x == NULL)
+        return true;
+    char *p = pool_path(r, NULL, (const uint8_t *)"", 0);
+    if (p == NULL)
+        return sc_oom(r);
     x->path = p;
     return true;
 }
@@ -138,13 +200,16 @@ const char *sc_kind_name(const struct lanyfs_entry *e)
 
 void sc_entries_free(struct scan_result *r)
 {
-    for (size_t i = 0; i < r->nentries; i++) {
-        free(r->entries[i].path);
+    for (size_t i = 0; i < r->nentries; i++)
         free(r->entries[i].data);
-    }
-    free(r->entries);
-    free(r->aux);
+    pool_free(r);
+    free(r->dupkeys);
+    r->dupkeys = NULL;
+    r->ndupkeys = r->dupkeys_cap = 0;
+    sc_mem_release(r->entries, r->entries_bytes);
+    sc_mem_release(r->aux, r->aux_bytes);
     r->entries = NULL;
     r->aux = NULL;
+    r->entries_bytes = r->aux_bytes = 0;
     r->nentries = r->entries_cap = 0;
 }

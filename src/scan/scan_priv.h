@@ -59,6 +59,13 @@ enum sc_link {
 };
 
 /* Facts about an entry that the result does not publish. */
+/* A live entry of the tree walk, by directory and a hash of its name. */
+struct sc_dupkey {
+    uint32_t parent; /* its directory */
+    uint32_t id;     /* the entry */
+    uint64_t hash;   /* FNV-1a of its name, with the length */
+};
+
 struct sc_aux {
     uint64_t from;          /* block of the node whose link reached it, 0 for a root */
     uint8_t link;           /* enum sc_link */
@@ -121,6 +128,12 @@ struct scan_result {
     struct sc_aux *aux;            /* aux[id - 1] */
     size_t nentries;               /* used */
     size_t entries_cap;            /* allocated */
+    size_t entries_bytes;          /* bytes of the mapping of entries (bigmem.c) */
+    size_t aux_bytes;              /* bytes of the mapping of aux */
+    struct sc_path_chunk *paths;   /* the entries' paths (entries.c), newest chunk first */
+    struct sc_dupkey *dupkeys;     /* live entries' name keys, for sc_tree_dups */
+    size_t ndupkeys, dupkeys_cap;  /* used, allocated */
+    bool dupkeys_off;              /* sc_tree_dups has run: no more keys */
 
     /* What marks.c attributed to the driver */
     uint64_t leak_last_slot;       /* MARK_LAST_SLOT_LEAK blocks */
@@ -216,6 +229,8 @@ static inline struct sc_aux *sc_aux(struct scan_result *r, uint32_t id)
 }
 /* Replace an entry's path by dirpath + "/" + name. */
 bool sc_entry_set_path(struct scan_result *r, uint32_t id, const char *dirpath);
+/* Make an entry's path "/" (the root directory's, whatever its name). */
+bool sc_entry_set_root_path(struct scan_result *r, uint32_t id);
 /* dirpath + "/" + name into a new string (NULL on no memory). */
 char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len);
 /* "directory" or "file". */
@@ -301,6 +316,14 @@ uint64_t sc_free_prev(struct scan_result *r, uint64_t chain);
 bool sc_tree_pass(struct scan_result *r);
 /* The DUP_NAME check over every live directory (after the walk). */
 bool sc_tree_dups(struct scan_result *r);
+
+/* bigmem.c: advice for large arrays (2 MiB pages; fault in ahead of use) */
+void sc_mem_huge(void *base, size_t bytes);
+/* Grow an array (NULL: a new one) to new_bytes, zero beyond old_bytes; NULL
+ * on failure, the old array untouched.  Freed by sc_mem_release only. */
+void *sc_mem_grow(void *p, size_t old_bytes, size_t new_bytes);
+void sc_mem_release(void *p, size_t bytes);
+void sc_mem_populate_ahead(void *base, size_t n, size_t size, size_t cap);
 
 /* ---- files.c -------------------------------------------------------------- */
 

@@ -272,12 +272,8 @@ static bool start_root(struct scan_result *r, struct tstack *s, uint8_t *b)
     uint32_t id = sc_entry_add(r, root, &e, SCAN_ENTRY_LIVE, 0, NULL);
     if (id == 0)
         return false;
-    struct scan_entry *x = sc_entry(r, id);
-    char *p = strdup("/");
-    if (p == NULL)
-        return sc_oom(r);
-    free(x->path);
-    x->path = p;
+    if (!sc_entry_set_root_path(r, id))
+        return false;
     struct scan_block *c = sc_cell(r, root);
     if (c->cls == SCAN_BLK_FREE || c->cls == SCAN_BLK_CHAIN) {
         char what[96];
@@ -393,28 +389,92 @@ static int by_dir_name(const void *a, const void *b, void *ctx)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Duplicate names are found by sorting small keys (directory, a hash of the
+ * name, id), made by sc_entry_add for each live entry the walk found, while
+ * the name was at hand: 100,000 entries compared or even visited through
+ * their 400-byte records cost more than the walk that found them.
+ * Only a run of equal keys is sorted again by the names, so colliding
+ * hashes, however many, cost a sort and not a comparison of every pair.
+ * The pairs found are reported in the order of (directory, name, id).
+ */
+static int by_key(const void *a, const void *b)
+{
+    const struct sc_dupkey *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool same_name(const struct scan_entry *x, const struct scan_entry *y)
+{
+    return x->parent == y->parent && x->e.name_len == y->e.name_len &&
+           memcmp(x->e.name, y->e.name, x->e.name_len) == 0;
+}
+
 bool sc_tree_dups(struct scan_result *r)
 {
-    size_t n = 0;
-    uint32_t *ids = malloc((r->nentries + 1) * sizeof(*ids));
+    size_t n = r->ndupkeys, npairs = 0;
+    struct sc_dupkey *keys = r->dupkeys;
+    uint32_t *run = malloc((n + 1) * sizeof(*run));
+    uint32_t *pairs = NULL; /* (first, second) ids, twice npairs */
+    size_t pairs_cap = 0;
     bool ok = true;
-    if (ids == NULL)
+    r->dupkeys = NULL;
+    r->ndupkeys = r->dupkeys_cap = 0;
+    r->dupkeys_off = true;
+    if (run == NULL) {
+        free(keys);
         return sc_oom(r);
-    for (size_t i = 0; i < r->nentries; i++)
-        if (r->entries[i].state == SCAN_ENTRY_LIVE && r->entries[i].parent != 0)
-            ids[n++] = r->entries[i].id;
-    qsort_r(ids, n, sizeof(*ids), by_dir_name, r);
-    for (size_t i = 1; i < n && ok; i++) {
-        const struct scan_entry *x = &r->entries[ids[i - 1] - 1];
-        const struct scan_entry *y = &r->entries[ids[i] - 1];
-        if (x->parent == y->parent && x->e.name_len == y->e.name_len &&
-            memcmp(x->e.name, y->e.name, x->e.name_len) == 0)
-            ok = sc_mark_tree_anomaly(r,
-                                      &(struct scan_finding){.code = SCAN_PR_TREE_DUP_NAME,
-                                                             .entry = y->id, .block = x->block,
-                                                             .block2 = y->block},
-                                      y->path, NULL);
     }
-    free(ids);
+    if (n > 0)
+        qsort(keys, n, sizeof(*keys), by_key);
+    for (size_t i = 0; i < n && ok;) {
+        size_t j = i + 1;
+        while (j < n && keys[j].parent == keys[i].parent && keys[j].hash == keys[i].hash)
+            j++;
+        if (j - i > 1) {
+            size_t k = 0;
+            for (size_t m = i; m < j; m++)
+                run[k++] = keys[m].id;
+            qsort_r(run, k, sizeof(*run), by_dir_name, r);
+            for (size_t m = 1; m < k && ok; m++) {
+                if (!same_name(&r->entries[run[m - 1] - 1], &r->entries[run[m] - 1]))
+                    continue;
+                if (npairs == pairs_cap) {
+                    size_t ncap = pairs_cap ? pairs_cap * 2 : 16;
+                    uint32_t *np = realloc(pairs, ncap * 2 * sizeof(*np));
+                    if (np == NULL) {
+                        ok = sc_oom(r);
+                        break;
+                    }
+                    pairs = np;
+                    pairs_cap = ncap;
+                }
+                pairs[2 * npairs] = run[m];
+                pairs[2 * npairs + 1] = run[m - 1];
+                npairs++;
+            }
+        }
+        i = j;
+    }
+    /* Each pair leads with its second entry, the one reported: sorting the
+     * pairs by it gives the order of (directory, name, id). */
+    if (ok && npairs > 1)
+        qsort_r(pairs, npairs, 2 * sizeof(*pairs), by_dir_name, r);
+    for (size_t i = 0; i < npairs && ok; i++) {
+        const struct scan_entry *y = &r->entries[pairs[2 * i] - 1];
+        const struct scan_entry *x = &r->entries[pairs[2 * i + 1] - 1];
+        ok = sc_mark_tree_anomaly(r,
+                                  &(struct scan_finding){.code = SCAN_PR_TREE_DUP_NAME,
+                                                         .entry = y->id, .block = x->block,
+                                                         .block2 = y->block},
+                                  y->path, NULL);
+    }
+    free(pairs);
+    free(run);
+    free(keys);
     return ok;
 }

@@ -361,6 +361,66 @@ START_TEST(tree_degenerate_deep)
 }
 END_TEST
 
+/* Rename an entry in place. */
+static void rename_to(struct fx *fx, uint64_t blk, const char *name)
+{
+    struct lanyfs_entry e;
+    fx_entry_get(fx, blk, &e);
+    lanyfs_entry_set_name(&e, name, strlen(name));
+    fx_entry_put(fx, blk, &e);
+}
+
+/* Three equal names in one directory, two in another, one name shared
+ * across them: each directory's later equals are reported against the
+ * one before, in the order of directory, then name, then discovery. */
+START_TEST(tree_duplicate_names)
+{
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    uint8_t data[16] = {0};
+    uint64_t d1 = fx_mkdir(fx, fx_root(fx), "d1"), d2 = fx_mkdir(fx, fx_root(fx), "d2");
+    uint64_t x[3], y[3];
+    for (int i = 0; i < 3; i++) {
+        char n[8];
+        snprintf(n, sizeof(n), "x%d", i);
+        x[i] = fx_file(fx, d1, n, data, sizeof(data));
+        snprintf(n, sizeof(n), "y%d", i);
+        y[i] = fx_file(fx, d2, n, data, sizeof(data));
+        ck_assert(x[i] && y[i]);
+    }
+    rename_to(fx, x[1], "x0");
+    rename_to(fx, x[2], "x0");
+    rename_to(fx, y[1], "x0");  /* the same name as d1's, in another directory */
+    rename_to(fx, y[2], "y0");
+    struct scan_result *r = scan_fx(fx, false);
+    const struct scan_finding *f;
+    size_t n = scan_findings(r, &f), k = 0;
+    const struct scan_finding *dup[4];
+    for (size_t i = 0; i < n; i++)
+        if (f[i].code == SCAN_PR_TREE_DUP_NAME) {
+            ck_assert_uint_lt(k, 3);
+            dup[k++] = &f[i];
+        }
+    ck_assert_uint_eq(k, 2 + 1);
+    /* d1 first (found first), twice, each pair two of its three x0. */
+    for (int i = 0; i < 2; i++) {
+        ck_assert_str_eq(dup[i]->path, "/d1/x0");
+        ck_assert_uint_ne(dup[i]->block, dup[i]->block2);
+        for (int j = 0; j < 2; j++) {
+            uint64_t b = j ? dup[i]->block2 : dup[i]->block;
+            ck_assert(b == x[0] || b == x[1] || b == x[2]);
+        }
+    }
+    /* A chain: the second finding's earlier entry is the first's later one. */
+    ck_assert_uint_eq(dup[1]->block, dup[0]->block2);
+    ck_assert_str_eq(dup[2]->path, "/d2/y0");
+    ck_assert((dup[2]->block == y[0] && dup[2]->block2 == y[2]) ||
+              (dup[2]->block == y[2] && dup[2]->block2 == y[0]));
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
 /* ---- files ------------------------------------------------------------------ */
 
 START_TEST(files_data_lists)
@@ -764,6 +824,7 @@ static Suite *make(void)
     tcase_add_test(tc, corpus_images);
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
+    tcase_add_test(tc, tree_duplicate_names);
     tcase_add_test(tc, files_data_lists);
     tcase_add_test(tc, files_shared_block);
     tcase_add_test(tc, free_list_counts);
