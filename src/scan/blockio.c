@@ -75,6 +75,18 @@ static const uint8_t *ra_lookup(struct scan_result *r, uint64_t blk)
     return win + (size_t)(blk - first) * bs;
 }
 
+const uint8_t *sc_cached(struct scan_result *r, uint64_t blk)
+{
+    uint32_t bs = r->g.blocksize;
+    if (r->ra == NULL || bs == 0 || bs > RA_WINDOW_BYTES || blk >= r->image_blocks)
+        return NULL;
+    uint64_t per = RA_WINDOW_BYTES / bs, w = blk / per;
+    size_t slot = (size_t)(w % RA_WINDOWS);
+    if (r->ra->tag[slot] != w + 1)
+        return NULL;
+    return r->ra->data + slot * RA_WINDOW_BYTES + (size_t)(blk - w * per) * bs;
+}
+
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err)
 {

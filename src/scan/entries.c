@@ -203,6 +203,7 @@ void sc_entries_free(struct scan_result *r)
     for (size_t i = 0; i < r->nentries; i++)
         free(r->entries[i].data);
     pool_free(r);
+    sc_stash_drop(r);
     free(r->dupkeys);
     r->dupkeys = NULL;
     r->ndupkeys = r->dupkeys_cap = 0;

@@ -253,7 +253,7 @@ static bool walk(struct fwalk *w)
         sc_oom(r);
         goto out;
     }
-    enum lanyfs_err rc = sc_read(r, top, tb, &err);
+    enum lanyfs_err rc = sc_read_top(r, w->id, top, tb, &err);
     unsigned level = tb[LANYFS_EXT_LEVEL];
     struct scan_finding f = {.entry = w->id, .block = fb0, .block2 = top};
     bool bad = true;
@@ -453,6 +453,7 @@ bool sc_files_pass(struct scan_result *r)
         if ((i & 255) == 0)
             sc_progress(r, SCAN_PHASE_TREE, i, r->nentries);
     }
+    sc_stash_drop(r);
     return true;
 }
 

@@ -82,6 +82,9 @@ struct sc_aux {
     uint64_t holes;         /* file blocks below the size that map nothing */
     uint64_t holes0;        /* of those, empty slots of level-0 extenders */
     uint64_t excess;        /* data blocks mapped at file blocks past the size */
+    /* stash.c: the top extender's leading bytes, kept by the tree walk */
+    uint32_t stash_off;     /* where in the stash */
+    uint8_t stash_len;      /* how many; 0 = none kept */
 };
 
 struct scan_result {
@@ -134,6 +137,8 @@ struct scan_result {
     struct sc_dupkey *dupkeys;     /* live entries' name keys, for sc_tree_dups */
     size_t ndupkeys, dupkeys_cap;  /* used, allocated */
     bool dupkeys_off;              /* sc_tree_dups has run: no more keys */
+    uint8_t *stash;                /* stash.c's bytes, NULL when none */
+    size_t stash_used, stash_bytes;/* used, mapped */
 
     /* What marks.c attributed to the driver */
     uint64_t leak_last_slot;       /* MARK_LAST_SLOT_LEAK blocks */
@@ -173,6 +178,14 @@ bool sc_oom(struct scan_result *r);
 /* Read block blk (the scan's block size) into buf; TRUNCATED past the image. */
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err);
+/* The block's bytes when its window is in the cache, else NULL; reads nothing. */
+const uint8_t *sc_cached(struct scan_result *r, uint64_t blk);
+/* stash.c: keep a live file's top extender from a cached window; read it
+ * (like sc_read) from there; forget them all. */
+void sc_stash_top(struct scan_result *r, uint32_t id);
+enum lanyfs_err sc_read_top(struct scan_result *r, uint32_t id, uint64_t blk, uint8_t *buf,
+                            struct lanyfs_error *err);
+void sc_stash_drop(struct scan_result *r);
 /* Free the window cache of sc_read. */
 void sc_read_done(struct scan_result *r);
 /* Read count blocks from first into buf (count * blocksize bytes). */

@@ -220,6 +220,8 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
         c->index = listing;
     } else {
         sc_claim(r, L, lanyfs_entry_is_dir(&e) ? SCAN_BLK_DIR : SCAN_BLK_FILE, id, 0);
+        if (lanyfs_entry_is_file(&e))
+            sc_stash_top(r, id);
     }
     sc_map_meta(r, L, e.wrcnt);
     struct sc_aux *a = sc_aux(r, id);
