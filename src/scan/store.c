@@ -37,6 +37,7 @@ struct store_db {
     char *path;           /* as opened (owned) */
     bool readonly;        /* opened with STORE_OPEN_READONLY */
     bool catalogue_done;  /* the lookup tables were written through this handle */
+    bool wal_pending;     /* created by this handle, in rollback mode until its first scan */
 };
 
 /* ---- the schema ---------------------------------------------------------- */
@@ -778,7 +779,7 @@ static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err
     }
     if (empty)
         rc = exec_pragma(db, "PRAGMA synchronous = OFF", err);
-    if (rc == LANYFS_OK)
+    if (!empty)
         rc = set_wal(db, err);
     if (rc == LANYFS_OK && (empty || old)) {
         /* Judged again under the write lock: another tool may have been first. */
@@ -794,6 +795,14 @@ static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err
             }
         }
     }
+    /* A file this handle created stays in rollback mode for its first scan
+     * (store_add_scan): its pages are new, so they are written once, where
+     * WAL writes each twice (log, then checkpoint).  Anyone else's file is
+     * put in WAL now. */
+    if (rc == LANYFS_OK && db->catalogue_done)
+        db->wal_pending = true;
+    else if (rc == LANYFS_OK && empty)
+        rc = set_wal(db, err);
     if (rc == LANYFS_OK)
         rc = exec_pragma(db, "PRAGMA synchronous = NORMAL", err);
     return rc;
@@ -839,10 +848,15 @@ enum lanyfs_err store_close(struct store_db *db, struct lanyfs_error *err)
     enum lanyfs_err rc = LANYFS_OK;
     if (db == NULL)
         return LANYFS_OK;
+    if (db->h != NULL && db->wal_pending) {
+        rc = set_wal(db, err);
+        db->wal_pending = rc != LANYFS_OK;
+    }
     if (db->h != NULL) {
         int src = sqlite3_close(db->h);
         if (src != SQLITE_OK) {
-            rc = db_fail(db, "close", src, err);
+            if (rc == LANYFS_OK)
+                rc = db_fail(db, "close", src, err);
             sqlite3_close_v2(db->h); /* let go of it once its statements end */
         }
     }
@@ -1260,6 +1274,12 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         rc = exec_sql(db, "ANALYZE", err);
     if (rc == LANYFS_OK)
         rc = exec_sql(db, "COMMIT", err);
+    if (rc == LANYFS_OK && db->wal_pending) {
+        /* The scan is in; should the switch fail, store_close tries again. */
+        struct lanyfs_error ignored;
+        in_txn = false;
+        db->wal_pending = set_wal(db, &ignored) != LANYFS_OK;
+    }
     if (rc == LANYFS_OK) {
         in_txn = false;
         db->catalogue_done = true;

@@ -953,7 +953,18 @@ START_TEST(t_two_scans)
     fake_block(r2, 0, SCAN_BLK_SUPER, SCAN_BF_METADATA, 1, 0, 0);
     fake_block(r2, 1, SCAN_BLK_DIR, SCAN_BF_METADATA, 1, 1, 0);
     struct store_db *db = open_ok(p, 0);
+    /* A new file takes its first scan in rollback mode (no WAL yet), then is WAL. */
+    sqlite3 *h0 = raw_open(p);
+    char *mode = raw_text(h0, "PRAGMA journal_mode");
+    ck_assert_str_eq(mode, "delete");
+    free(mode);
+    sqlite3_close(h0);
     int64_t a = add_ok(db, r1, "one.img");
+    h0 = raw_open(p);
+    mode = raw_text(h0, "PRAGMA journal_mode");
+    ck_assert_str_eq(mode, "wal");
+    free(mode);
+    sqlite3_close(h0);
     int64_t b = add_ok(db, r2, "two.img");
     int64_t a2 = add_ok(db, r1, "one.img");
     ck_assert_int_eq(a, 1);
