@@ -386,7 +386,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     }
 
     if (db != NULL) {
-        if (!cli_db_add_scan(&rep, db, scan, image, &clk, NULL, &bar, &scan_id))
+        if (!cli_db_add_scan(&rep, db, scan, image, &clk, NULL, NULL, &bar, &scan_id))
             goto out;
         if (store_add_salvage(db, scan_id, outdir, res, NULL, &err) != LANYFS_OK) {
             cli_bar_clear(&bar);

@@ -12,7 +12,8 @@
  * the findings of warning severity and above.  With --db the whole result
  * also goes into an SQLite database (docs/scan-db.md), one transaction per
  * scan, with the image's SHA-256, which a second thread computes while the
- * scan runs (store_file_sha256; --no-hash leaves it out).  The database is
+ * scan runs and its rows are written; the store waits for it last, before
+ * its commit (store_file_sha256; --no-hash leaves it out).  The database is
  * opened before the scan starts, so a database that cannot be used fails at
  * once.
  *
@@ -69,14 +70,35 @@ static gpointer hash_thread(gpointer data)
     return NULL;
 }
 
-/* Wait for the hash, showing how far it is when the scan finished first. */
+/* Wait for the hash, showing how far it is when the store finished first. */
 static void hash_wait(struct hasher *h, GThread *th, struct cli_bar *bar)
 {
     while (!atomic_load(&h->finished)) {
         cli_bar_show(bar, "hash", atomic_load(&h->done), h->total);
-        g_usleep(50000);
+        g_usleep(20000);
     }
     g_thread_join(th);
+}
+
+/* The hash as the store asks for it, once its rows are written. */
+struct hash_late {
+    struct hasher *h;      /* the hash */
+    GThread *th;           /* its thread, NULL once joined */
+    struct cli_bar *bar;   /* where to show the wait */
+};
+
+static const char *hash_late_wait(void *ctx, struct lanyfs_error *err)
+{
+    struct hash_late *l = ctx;
+    if (l->th != NULL) {
+        hash_wait(l->h, l->th, l->bar);
+        l->th = NULL;
+    }
+    if (l->h->rc != LANYFS_OK) {
+        *err = l->h->err;
+        return NULL;
+    }
+    return l->h->hex;
 }
 
 /* ---- text ----------------------------------------------------------------------- */
@@ -424,31 +446,25 @@ static int run(const struct cli_command *self, int argc, char **argv)
     enum lanyfs_err rc = scan_image(image, &so, &res, &err);
     cli_timings_end(&tm);
     cli_scan_clock_stop(&clk);
-    if (hash_th != NULL) {
-        hash_wait(&hs, hash_th, &bar);
-        hash_th = NULL;
-    }
     if (rc != LANYFS_OK) {
         cli_bar_clear(&bar);
         out_report_error(&rep, NULL, &err); /* its code's status: 1, or 5 when too short */
         goto out;
     }
-    if (db != NULL && hash) {
-        if (hs.rc != LANYFS_OK) {
-            cli_bar_clear(&bar);
-            out_report_status(&rep, LANYFS_EXIT_ERROR);
-            out_report_error(&rep, NULL, &hs.err);
-            goto out;
-        }
-        sha256 = hs.hex;
-    }
 
+    /* The hash goes on while the rows are written; the store waits for it last. */
+    struct hash_late late = {.h = &hs, .th = hash_th, .bar = &bar};
     if (db != NULL)
         cli_timings_begin(&tm, CLI_TIMING_STORE);
-    bool stored = db == NULL || cli_db_add_scan(&rep, db, res, image, &clk, sha256, &bar, &scan_id);
+    bool stored = db == NULL ||
+                  cli_db_add_scan(&rep, db, res, image, &clk, hash_th ? hash_late_wait : NULL,
+                                  &late, &bar, &scan_id);
     cli_timings_end(&tm);
+    hash_th = late.th; /* NULL once joined; else joined below */
     if (!stored)
         goto out;
+    if (db != NULL && hash)
+        sha256 = hs.hex;
     cli_bar_clear(&bar);
     cli_timings_print(&tm, stderr);
 

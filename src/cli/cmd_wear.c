@@ -136,7 +136,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         out_report_error(&rep, NULL, &err);
         goto out;
     }
-    if (db != NULL && !cli_db_add_scan(&rep, db, res, image, &clk, NULL, &bar, NULL))
+    if (db != NULL && !cli_db_add_scan(&rep, db, res, image, &clk, NULL, NULL, &bar, NULL))
         goto out;
     cli_bar_clear(&bar);
 

@@ -44,8 +44,9 @@ void cli_scan_clock_stop(struct cli_scan_clock *c)
 }
 
 bool cli_db_add_scan(struct out_report *r, struct store_db *db, const struct scan_result *res,
-                     const char *image, const struct cli_scan_clock *c, const char *sha256,
-                     struct cli_bar *bar, int64_t *scan_id)
+                     const char *image, const struct cli_scan_clock *c,
+                     const char *(*sha256_wait)(void *ctx, struct lanyfs_error *err),
+                     void *sha256_ctx, struct cli_bar *bar, int64_t *scan_id)
 {
     struct store_scan_meta meta = {
         .image_path = image,
@@ -53,7 +54,8 @@ bool cli_db_add_scan(struct out_report *r, struct store_db *db, const struct sca
         .started_nsec = (uint32_t)c->started.tv_nsec,
         .seconds = (double)(c->m1.tv_sec - c->m0.tv_sec) +
                    (double)(c->m1.tv_nsec - c->m0.tv_nsec) / 1e9,
-        .image_sha256 = sha256,
+        .image_sha256_wait = sha256_wait,
+        .sha256_ctx = sha256_ctx,
         .progress = cli_bar_on_store,
         .progress_ctx = bar,
     };

@@ -35,13 +35,17 @@ void cli_scan_clock_start(struct cli_scan_clock *c);
 void cli_scan_clock_stop(struct cli_scan_clock *c);
 
 /*
- * Store the scan res of image, timed by c, with sha256 (NULL: not computed)
- * in db, the progress on bar; *scan_id (may be NULL) receives its id.  On
- * failure the bar is cleared, the problem reported in r and false returned.
+ * Store the scan res of image, timed by c, in db, the progress on bar;
+ * *scan_id (may be NULL) receives its id.  The image's SHA-256 comes from
+ * sha256_wait (NULL: not computed), which the store calls after writing the
+ * rows, so that a hash computed beside them is waited for last (see
+ * store_scan_meta).  On failure the bar is cleared, the problem reported in
+ * r and false returned.
  */
 bool cli_db_add_scan(struct out_report *r, struct store_db *db, const struct scan_result *res,
-                     const char *image, const struct cli_scan_clock *c, const char *sha256,
-                     struct cli_bar *bar, int64_t *scan_id);
+                     const char *image, const struct cli_scan_clock *c,
+                     const char *(*sha256_wait)(void *ctx, struct lanyfs_error *err),
+                     void *sha256_ctx, struct cli_bar *bar, int64_t *scan_id);
 
 /*
  * The "database" member of a --json document: {"path": ..., "scan_id": ...}

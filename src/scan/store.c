@@ -1265,6 +1265,20 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
                        rc == LANYFS_OK;
          i++)
         rc = exec_sql(db, bulk_indexes[i].create, err);
+    /* A hash computed beside the store comes last, so that the rows are
+     * written while it runs. */
+    if (rc == LANYFS_OK && meta->image_sha256_wait != NULL) {
+        struct lanyfs_error herr;
+        lanyfs_error_clear(&herr);
+        const char *hex = meta->image_sha256_wait(meta->sha256_ctx, &herr);
+        if (hex == NULL) {
+            rc = herr.code != LANYFS_OK ? herr.code : LANYFS_E_IO;
+            if (err != NULL)
+                *err = herr;
+        } else
+            rc = exec_vals(db, "UPDATE scans", "UPDATE scans SET image_sha256 = ? WHERE id = ?",
+                           (struct val[]){VT(hex), VI(w.scan)}, 2, err);
+    }
     /* Statistics for the planner: without them it takes `scan = ?` alone for
      * selective and passes over the better index (entries by parent).  A
      * sampled ANALYZE costs little next to the rows just written. */

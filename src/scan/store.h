@@ -79,6 +79,14 @@ struct store_scan_meta {
     uint32_t started_nsec;    /* and nanoseconds */
     double seconds;           /* how long the scan took, 0 when unknown */
     const char *image_sha256; /* 64 lowercase hex digits, or NULL when not computed */
+    /*
+     * Or, for a hash computed beside the store: called once, after the rows
+     * are written and before the commit, to wait for it; returns its 64 hex
+     * digits (the scan keeps them), or NULL with *err set, which fails the
+     * whole write.  May be NULL.
+     */
+    const char *(*image_sha256_wait)(void *ctx, struct lanyfs_error *err);
+    void *sha256_ctx;
     const char *tool_version; /* NULL: this build's version */
     /* Called now and then while rows are written (done <= total); may be NULL. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);

@@ -1072,6 +1072,53 @@ START_TEST(t_failed_write_leaves_nothing)
 }
 END_TEST
 
+/* A hash computed beside the store: asked for once, after the rows; its
+ * failure fails the whole write. */
+struct late_hash {
+    int calls;          /* how often the store asked */
+    const char *hex;    /* the answer; NULL = a failed hash */
+};
+
+static const char *late_hash_wait(void *ctx, struct lanyfs_error *err)
+{
+    struct late_hash *l = ctx;
+    l->calls++;
+    if (l->hex == NULL)
+        lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK, "x.img: read error while hashing it");
+    return l->hex;
+}
+
+START_TEST(t_late_hash)
+{
+    const char *p = dbpath("late.db");
+    struct scan_result *r = sample();
+    struct store_db *db = open_ok(p, 0);
+    static const char hex[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+    struct late_hash bad = {0}, good = {.hex = hex};
+    struct store_scan_meta m = {.image_path = "x.img", .image_sha256_wait = late_hash_wait,
+                                .sha256_ctx = &bad};
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    int64_t id = -1;
+    ck_assert_int_eq(store_add_scan(db, r, &m, &id, &err), LANYFS_E_IO);
+    ck_assert_int_eq(bad.calls, 1);
+    ck_assert_int_eq(id, -1);
+    ck_assert_msg(strstr(err.msg, "read error while hashing") != NULL, "%s", err.msg);
+    m.sha256_ctx = &good;
+    ck_assert_int_eq(store_add_scan(db, r, &m, &id, &err), LANYFS_OK);
+    ck_assert_int_eq(good.calls, 1);
+    close_ok(db);
+    sqlite3 *h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM scans"), 1);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(DISTINCT scan) FROM entries"), 1);
+    char *got = raw_text(h, "SELECT image_sha256 FROM scans");
+    ck_assert_str_eq(got, hex);
+    free(got);
+    sqlite3_close(h);
+    scan_result_free(r);
+}
+END_TEST
+
 /* WAL: a reader (the GUI) opens and reads while a writer holds the write lock. */
 START_TEST(t_read_while_writing)
 {
@@ -1501,6 +1548,7 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_no_super_no_geom);
     tcase_add_test(tc, t_two_scans);
     tcase_add_test(tc, t_failed_write_leaves_nothing);
+    tcase_add_test(tc, t_late_hash);
     tcase_add_test(tc, t_read_while_writing);
     tcase_add_test(tc, t_hostile_names);
     tcase_add_test(tc, t_escape_round_trip);
