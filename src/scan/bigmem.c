@@ -13,8 +13,9 @@
  *    malloc, once a large block was freed, serves the next from its heap,
  *    copying on every doubling); new bytes read as zero;
  *  - sc_mem_huge: ask for 2 MiB pages over the array (MADV_HUGEPAGE);
- *  - sc_mem_populate_ahead: fault in the next step of a growing array in one
- *    call (MADV_POPULATE_WRITE, Linux 5.14), rather than page by page.
+ *  - sc_mem_populate, sc_mem_populate_ahead: fault in a buffer, or the next
+ *    step of a growing array, in one call (MADV_POPULATE_WRITE, Linux
+ *    5.14), rather than page by page.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,24 +52,29 @@ void sc_mem_huge(void *base, size_t bytes)
 #endif
 }
 
-void sc_mem_populate_ahead(void *base, size_t n, size_t size, size_t cap)
+void sc_mem_populate(void *base, size_t bytes)
 {
 #ifdef MADV_POPULATE_WRITE
-    size_t step = (n * size) / POPULATE_STEP;
-    if (n > 0 && ((n - 1) * size) / POPULATE_STEP == step)
-        return; /* element n lies in a step populated already */
     uintptr_t ps = page_bytes();
-    size_t to = (step + 1) * POPULATE_STEP < cap * size ? (step + 1) * POPULATE_STEP : cap * size;
-    uintptr_t a = ((uintptr_t)base + n * size + ps - 1) & ~(ps - 1);
-    uintptr_t e = ((uintptr_t)base + to) & ~(ps - 1);
-    if (e > a)
+    uintptr_t a = ((uintptr_t)base + ps - 1) & ~(ps - 1);
+    uintptr_t e = ((uintptr_t)base + bytes) & ~(ps - 1);
+    if (base != NULL && e > a)
         (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* advice; failure is harmless */
 #else
     (void)base;
-    (void)n;
-    (void)size;
-    (void)cap;
+    (void)bytes;
 #endif
+}
+
+void sc_mem_populate_ahead(void *base, size_t need, size_t *populated, size_t cap)
+{
+    if (need <= *populated || *populated >= cap)
+        return;
+    size_t to = cap - *populated > POPULATE_STEP ? *populated + POPULATE_STEP : cap;
+    if (to < need)
+        to = need;
+    sc_mem_populate((uint8_t *)base + *populated, to - *populated);
+    *populated = to;
 }
 
 static size_t round_pages(size_t bytes)

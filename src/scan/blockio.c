@@ -37,7 +37,7 @@ struct sc_readahead {
 void sc_read_done(struct scan_result *r)
 {
     if (r->ra != NULL)
-        free(r->ra->data);
+        sc_mem_release(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
     free(r->ra);
     r->ra = NULL;
 }
@@ -51,11 +51,14 @@ static const uint8_t *ra_lookup(struct scan_result *r, uint64_t blk)
         r->ra = calloc(1, sizeof(*r->ra));
         if (r->ra == NULL)
             return NULL;
-        r->ra->data = malloc(RA_WINDOWS * RA_WINDOW_BYTES);
+        /* Faulted in at once: page by page, the first reads into the
+         * windows cost more than the copies they made. */
+        r->ra->data = sc_mem_grow(NULL, 0, RA_WINDOWS * RA_WINDOW_BYTES);
         if (r->ra->data == NULL) {
             sc_read_done(r);
             return NULL;
         }
+        sc_mem_populate(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
     }
     uint64_t per = RA_WINDOW_BYTES / bs, w = blk / per, first = w * per;
     size_t slot = (size_t)(w % RA_WINDOWS);

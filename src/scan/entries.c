@@ -78,6 +78,7 @@ static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t
         struct sc_path_chunk *n = sc_mem_grow(NULL, 0, PATH_CHUNK);
         if (n == NULL)
             return NULL;
+        sc_mem_populate(n, PATH_CHUNK);
         n->next = c;
         n->used = sizeof(*n);
         r->paths = c = n;
@@ -151,8 +152,10 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
         sc_oom(r);
         return 0;
     }
-    sc_mem_populate_ahead(r->entries, r->nentries, sizeof(r->entries[0]), r->entries_cap);
-    sc_mem_populate_ahead(r->aux, r->nentries, sizeof(r->aux[0]), r->entries_cap);
+    sc_mem_populate_ahead(r->entries, (r->nentries + 1) * sizeof(r->entries[0]),
+                          &r->entries_populated, r->entries_bytes);
+    sc_mem_populate_ahead(r->aux, (r->nentries + 1) * sizeof(r->aux[0]), &r->aux_populated,
+                          r->aux_bytes);
     struct scan_entry *x = &r->entries[r->nentries];
     /* Both arrays come zeroed (sc_mem_grow) and no slot is used twice. */
     x->id = (uint32_t)(r->nentries + 1);
@@ -212,5 +215,6 @@ void sc_entries_free(struct scan_result *r)
     r->entries = NULL;
     r->aux = NULL;
     r->entries_bytes = r->aux_bytes = 0;
+    r->entries_populated = r->aux_populated = 0;
     r->nentries = r->entries_cap = 0;
 }

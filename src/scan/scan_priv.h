@@ -133,6 +133,8 @@ struct scan_result {
     size_t entries_cap;            /* allocated */
     size_t entries_bytes;          /* bytes of the mapping of entries (bigmem.c) */
     size_t aux_bytes;              /* bytes of the mapping of aux */
+    size_t entries_populated;      /* bytes of entries faulted in (sc_mem_populate_ahead) */
+    size_t aux_populated;          /* and of aux */
     struct sc_path_chunk *paths;   /* the entries' paths (entries.c), newest chunk first */
     struct sc_dupkey *dupkeys;     /* live entries' name keys, for sc_tree_dups */
     size_t ndupkeys, dupkeys_cap;  /* used, allocated */
@@ -336,7 +338,10 @@ void sc_mem_huge(void *base, size_t bytes);
  * on failure, the old array untouched.  Freed by sc_mem_release only. */
 void *sc_mem_grow(void *p, size_t old_bytes, size_t new_bytes);
 void sc_mem_release(void *p, size_t bytes);
-void sc_mem_populate_ahead(void *base, size_t n, size_t size, size_t cap);
+/* Before using bytes up to need of an array of cap bytes, fault in the next
+ * step past *populated (bytes faulted in so far), which it advances. */
+void sc_mem_populate_ahead(void *base, size_t need, size_t *populated, size_t cap);
+void sc_mem_populate(void *base, size_t bytes);
 
 /* ---- files.c -------------------------------------------------------------- */
 

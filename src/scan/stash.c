@@ -43,6 +43,7 @@ void sc_stash_top(struct scan_result *r, uint32_t id)
         uint8_t *n = sc_mem_grow(r->stash, r->stash_bytes, r->stash_bytes + STASH_STEP);
         if (n == NULL)
             return; /* the files pass reads it instead */
+        sc_mem_populate(n + r->stash_bytes, STASH_STEP);
         r->stash = n;
         r->stash_bytes += STASH_STEP;
     }
