@@ -101,6 +101,17 @@ enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
     return sc_read_run(r, blk, 1, buf, err);
 }
 
+enum lanyfs_err sc_read_one(struct scan_result *r, uint64_t blk, uint8_t *buf,
+                            struct lanyfs_error *err)
+{
+    const uint8_t *cached = sc_cached(r, blk);
+    if (cached != NULL) {
+        memcpy(buf, cached, r->g.blocksize);
+        return LANYFS_OK;
+    }
+    return sc_read_run(r, blk, 1, buf, err);
+}
+
 enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,
                             struct lanyfs_error *err)
 {

@@ -73,7 +73,7 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
                 return false;
             break;
         }
-        if (c == NULL || sc_read(r, cur, b, &err) != LANYFS_OK) {
+        if (c == NULL || sc_read_one(r, cur, b, &err) != LANYFS_OK) {
             r->free_complete = false;
             if (c == NULL)
                 lanyfs_fail(&err, LANYFS_E_TRUNCATED, cur, "block %" PRIu64 " lies beyond the "
@@ -131,7 +131,7 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
            r->map[cur].index == pos) {
         if (sc_stopped(r))
             return false;
-        if (sc_read(r, cur, b, NULL) != LANYFS_OK)
+        if (sc_read_one(r, cur, b, NULL) != LANYFS_OK)
             break;
         for (uint32_t i = 0; i < g->chainmax; i++) {
             uint64_t s = lanyfs_chain_slot(g, b, i);
@@ -220,7 +220,7 @@ uint64_t sc_free_prev(struct scan_result *r, uint64_t chain)
         return 0;
     for (uint64_t pos = 0; pos < c->index && cur != 0 && cur < r->nblocks; pos++) {
         if (r->map[cur].cls != SCAN_BLK_CHAIN || r->map[cur].index != pos ||
-            sc_read(r, cur, b, NULL) != LANYFS_OK)
+            sc_read_one(r, cur, b, NULL) != LANYFS_OK)
             break;
         uint64_t next = next_of(b);
         if (next == chain) {

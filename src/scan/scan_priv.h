@@ -180,6 +180,11 @@ bool sc_oom(struct scan_result *r);
 /* Read block blk (the scan's block size) into buf; TRUNCATED past the image. */
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err);
+/* Like sc_read, for walks whose blocks lie far apart (the free list's chain
+ * blocks, each a chain's length from the next): from a window already in
+ * the cache, else the block alone, so no 64 KiB window is read for it. */
+enum lanyfs_err sc_read_one(struct scan_result *r, uint64_t blk, uint8_t *buf,
+                            struct lanyfs_error *err);
 /* The block's bytes when its window is in the cache, else NULL; reads nothing. */
 const uint8_t *sc_cached(struct scan_result *r, uint64_t blk);
 /* stash.c: keep a live file's top extender from a cached window; read it
