@@ -42,7 +42,7 @@ void sc_read_done(struct scan_result *r)
     r->ra = NULL;
 }
 
-static const uint8_t *ra_lookup(struct scan_result *r, uint64_t blk)
+const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
 {
     uint32_t bs = r->g.blocksize;
     if (bs == 0 || bs > RA_WINDOW_BYTES || blk >= r->image_blocks)
@@ -93,7 +93,7 @@ const uint8_t *sc_cached(struct scan_result *r, uint64_t blk)
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err)
 {
-    const uint8_t *cached = ra_lookup(r, blk);
+    const uint8_t *cached = sc_window(r, blk);
     if (cached != NULL) {
         memcpy(buf, cached, r->g.blocksize);
         return LANYFS_OK;

@@ -185,6 +185,9 @@ enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
  * the cache, else the block alone, so no 64 KiB window is read for it. */
 enum lanyfs_err sc_read_one(struct scan_result *r, uint64_t blk, uint8_t *buf,
                             struct lanyfs_error *err);
+/* The block's bytes in the window cache, its window read when missing; NULL
+ * when the window cannot be read whole (sc_read then reads the block alone). */
+const uint8_t *sc_window(struct scan_result *r, uint64_t blk);
 /* The block's bytes when its window is in the cache, else NULL; reads nothing. */
 const uint8_t *sc_cached(struct scan_result *r, uint64_t blk);
 /* stash.c: keep a live file's top extender from a cached window; read it

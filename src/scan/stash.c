@@ -6,13 +6,13 @@
  * always holds the file's top extender too, the block allocated after it;
  * the files pass, which runs once every entry is claimed, used to read the
  * same windows again: on an image of small files a second pass over most
- * of the device.  So when the walk adds a live file whose top extender
- * lies in a window already read, the extender's bytes up to its last
- * non-zero byte are kept, when they are few (STASH_MAX: a small file's
- * extender holds a header and a slot or two), and sc_read_top serves them
- * instead of a read, zeros after.  Nothing is read for the stash; it takes
- * at most STASH_MAX bytes per file entry, and is dropped after the files
- * pass.  The bytes are those the read would have returned from the window,
+ * of the device.  So when the walk adds a live file, its top extender's
+ * bytes up to its last non-zero byte are kept, when they are few
+ * (STASH_MAX: a small file's extender holds a header and a slot or two),
+ * and sc_read_top serves them instead of a read, zeros after.  The
+ * extender is taken through the window cache (where it nearly always is
+ * already); the stash takes at most STASH_MAX bytes per file entry, and is
+ * dropped after the files pass.  The bytes are those the read would have returned from the window,
  * so the pass sees the same blocks either way.
  */
 #include <stdlib.h>
@@ -29,7 +29,9 @@ void sc_stash_top(struct scan_result *r, uint32_t id)
     struct sc_aux *a = sc_aux(r, id);
     if (x == NULL || a == NULL || x->e.subtree == 0 || x->e.subtree >= r->nblocks)
         return;
-    const uint8_t *b = sc_cached(r, x->e.subtree);
+    /* Through the window cache: when the extender starts the next window,
+     * the walk reads that window for the next entries anyway. */
+    const uint8_t *b = sc_window(r, x->e.subtree);
     if (b == NULL)
         return;
     if (r->g.blocksize < STASH_MAX || !sc_zero_from(b, STASH_MAX, r->g.blocksize))
