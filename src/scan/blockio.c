@@ -42,10 +42,30 @@ void sc_read_done(struct scan_result *r)
     r->ra = NULL;
 }
 
-const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
+/* The window of blk (its number) and the cache slot for it; false when the
+ * cache cannot hold blk (no geometry yet, or beyond the image). */
+static bool window_of(const struct scan_result *r, uint64_t blk, uint64_t *w, size_t *slot)
 {
     uint32_t bs = r->g.blocksize;
     if (bs == 0 || bs > RA_WINDOW_BYTES || blk >= r->image_blocks)
+        return false;
+    *w = blk / (RA_WINDOW_BYTES / bs);
+    *slot = (size_t)(*w % RA_WINDOWS);
+    return true;
+}
+
+/* blk's bytes in the slot holding its window w. */
+static const uint8_t *in_slot(const struct scan_result *r, uint64_t blk, uint64_t w, size_t slot)
+{
+    uint64_t per = RA_WINDOW_BYTES / r->g.blocksize;
+    return r->ra->data + slot * RA_WINDOW_BYTES + (size_t)(blk - w * per) * r->g.blocksize;
+}
+
+const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
+{
+    uint64_t w;
+    size_t slot;
+    if (!window_of(r, blk, &w, &slot))
         return NULL;
     if (r->ra == NULL) {
         r->ra = calloc(1, sizeof(*r->ra));
@@ -60,56 +80,52 @@ const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
         }
         sc_mem_populate(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
     }
-    uint64_t per = RA_WINDOW_BYTES / bs, w = blk / per, first = w * per;
-    size_t slot = (size_t)(w % RA_WINDOWS);
-    uint8_t *win = r->ra->data + slot * RA_WINDOW_BYTES;
     if (r->ra->tag[slot] != w + 1) {
+        uint64_t per = RA_WINDOW_BYTES / r->g.blocksize, first = w * per;
         uint64_t n = r->image_blocks - first < per ? r->image_blocks - first : per;
         if (r->ra->failed[slot] == w + 1)
             return NULL;
         r->ra->tag[slot] = 0;
-        if (lanyfs_image_pread(r->img, first << r->g.blockbits, win, (size_t)n << r->g.blockbits,
-                               NULL) != LANYFS_OK) {
+        if (lanyfs_image_pread(r->img, first << r->g.blockbits,
+                               r->ra->data + slot * RA_WINDOW_BYTES,
+                               (size_t)n << r->g.blockbits, NULL) != LANYFS_OK) {
             r->ra->failed[slot] = w + 1;
             return NULL;
         }
         r->ra->tag[slot] = w + 1;
     }
-    return win + (size_t)(blk - first) * bs;
+    return in_slot(r, blk, w, slot);
 }
 
 const uint8_t *sc_cached(struct scan_result *r, uint64_t blk)
 {
-    uint32_t bs = r->g.blocksize;
-    if (r->ra == NULL || bs == 0 || bs > RA_WINDOW_BYTES || blk >= r->image_blocks)
+    uint64_t w;
+    size_t slot;
+    if (r->ra == NULL || !window_of(r, blk, &w, &slot) || r->ra->tag[slot] != w + 1)
         return NULL;
-    uint64_t per = RA_WINDOW_BYTES / bs, w = blk / per;
-    size_t slot = (size_t)(w % RA_WINDOWS);
-    if (r->ra->tag[slot] != w + 1)
-        return NULL;
-    return r->ra->data + slot * RA_WINDOW_BYTES + (size_t)(blk - w * per) * bs;
+    return in_slot(r, blk, w, slot);
+}
+
+/* A block from the cache when there, else read alone. */
+static enum lanyfs_err copy_or_read(struct scan_result *r, const uint8_t *cached, uint64_t blk,
+                                    uint8_t *buf, struct lanyfs_error *err)
+{
+    if (cached == NULL)
+        return sc_read_run(r, blk, 1, buf, err);
+    memcpy(buf, cached, r->g.blocksize);
+    return LANYFS_OK;
 }
 
 enum lanyfs_err sc_read(struct scan_result *r, uint64_t blk, uint8_t *buf,
                         struct lanyfs_error *err)
 {
-    const uint8_t *cached = sc_window(r, blk);
-    if (cached != NULL) {
-        memcpy(buf, cached, r->g.blocksize);
-        return LANYFS_OK;
-    }
-    return sc_read_run(r, blk, 1, buf, err);
+    return copy_or_read(r, sc_window(r, blk), blk, buf, err);
 }
 
 enum lanyfs_err sc_read_one(struct scan_result *r, uint64_t blk, uint8_t *buf,
                             struct lanyfs_error *err)
 {
-    const uint8_t *cached = sc_cached(r, blk);
-    if (cached != NULL) {
-        memcpy(buf, cached, r->g.blocksize);
-        return LANYFS_OK;
-    }
-    return sc_read_run(r, blk, 1, buf, err);
+    return copy_or_read(r, sc_cached(r, blk), blk, buf, err);
 }
 
 enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,

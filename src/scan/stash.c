@@ -12,8 +12,10 @@
  * and sc_read_top serves them instead of a read, zeros after.  The
  * extender is taken through the window cache (where it nearly always is
  * already); the stash takes at most STASH_MAX bytes per file entry, and is
- * dropped after the files pass.  The bytes are those the read would have returned from the window,
- * so the pass sees the same blocks either way.
+ * dropped after the files pass.  The bytes are those the read would have
+ * returned from the window, so the pass sees the same blocks either way.
+ * An entry's stash_off and stash_len mean something only while the stash
+ * exists: only the tree walk, before the files pass, adds to it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,4 @@ void sc_stash_drop(struct scan_result *r)
     sc_mem_release(r->stash, r->stash_bytes);
     r->stash = NULL;
     r->stash_used = r->stash_bytes = 0;
-    for (size_t i = 0; i < r->nentries; i++)
-        r->aux[i].stash_len = 0;
 }

@@ -1283,9 +1283,10 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
             rc = herr.code != LANYFS_OK ? herr.code : LANYFS_E_IO;
             if (err != NULL)
                 *err = herr;
-        } else
+        } else {
             rc = exec_vals(db, "UPDATE scans", "UPDATE scans SET image_sha256 = ? WHERE id = ?",
                            (struct val[]){VT(hex), VI(w.scan)}, 2, err);
+        }
     }
     /* Statistics for the planner: without them it takes `scan = ?` alone for
      * selective and passes over the better index (entries by parent).  A
