@@ -32,12 +32,16 @@ struct sc_readahead {
     uint64_t tag[RA_WINDOWS];     /* window number + 1 held by each slot; 0 = empty */
     uint64_t failed[RA_WINDOWS];  /* window number + 1 whose read failed last; 0 = none */
     uint8_t *data;                /* RA_WINDOWS windows of RA_WINDOW_BYTES */
+    uint64_t *was_read;           /* a bit for each window of the image read whole */
+    uint64_t nwindows;            /* windows the image has */
 };
 
 void sc_read_done(struct scan_result *r)
 {
-    if (r->ra != NULL)
+    if (r->ra != NULL) {
         sc_mem_release(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
+        free(r->ra->was_read);
+    }
     free(r->ra);
     r->ra = NULL;
 }
@@ -79,6 +83,13 @@ const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
             return NULL;
         }
         sc_mem_populate(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
+        /* Which windows were read, so the sweep need not read them only
+         * to learn that they can be read; without it, it reads them all. */
+        uint64_t per = RA_WINDOW_BYTES / r->g.blocksize;
+        r->ra->nwindows = r->image_blocks / per + 1;
+        r->ra->was_read = calloc((size_t)(r->ra->nwindows / 64 + 1), sizeof(uint64_t));
+        if (r->ra->was_read == NULL)
+            r->ra->nwindows = 0;
     }
     if (r->ra->tag[slot] != w + 1) {
         uint64_t per = RA_WINDOW_BYTES / r->g.blocksize, first = w * per;
@@ -92,9 +103,21 @@ const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
             r->ra->failed[slot] = w + 1;
             return NULL;
         }
+        r->bytes_read += (uint64_t)n << r->g.blockbits;
         r->ra->tag[slot] = w + 1;
+        if (w < r->ra->nwindows)
+            r->ra->was_read[w / 64] |= (uint64_t)1 << (w % 64);
     }
     return in_slot(r, blk, w, slot);
+}
+
+bool sc_read_before(const struct scan_result *r, uint64_t blk)
+{
+    uint64_t w;
+    size_t slot;
+    if (r->ra == NULL || !window_of(r, blk, &w, &slot) || w >= r->ra->nwindows)
+        return false;
+    return (r->ra->was_read[w / 64] >> (w % 64)) & 1;
 }
 
 const uint8_t *sc_cached(struct scan_result *r, uint64_t blk)
@@ -142,6 +165,8 @@ enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t coun
     }
     rc = lanyfs_image_pread(r->img, first << r->g.blockbits, buf,
                             (size_t)count << r->g.blockbits, err);
+    if (rc == LANYFS_OK)
+        r->bytes_read += count << r->g.blockbits;
     if (rc != LANYFS_OK && err != NULL) {
         err->block = first;
         lanyfs_error_prefix(err, "block %" PRIu64, first);

@@ -51,6 +51,7 @@ enum sc_claim sc_claim(struct scan_result *r, uint64_t blk, enum scan_class cls,
         return SC_CLAIM_HELD;
     }
     c->cls = (uint8_t)cls;
+    c->flags &= (uint8_t)~SC_BF_CHECKED; /* judged as another class, if at all */
     c->owner = owner;
     c->index = index;
     return SC_CLAIM_OK;
@@ -65,6 +66,7 @@ void sc_claim_over(struct scan_result *r, uint64_t blk, enum scan_class cls, uin
     if (c->cls != SCAN_BLK_UNKNOWN || c->owner != 0)
         c->flags |= SCAN_BF_SHARED;
     c->cls = (uint8_t)cls;
+    c->flags &= (uint8_t)~SC_BF_CHECKED; /* judged as another class, if at all */
     c->owner = owner;
     c->index = index;
 }
@@ -85,6 +87,7 @@ bool sc_adopt(struct scan_result *r, uint64_t blk, enum scan_class cls, uint32_t
         return false;
     }
     c->cls = (uint8_t)cls;
+    c->flags &= (uint8_t)~SC_BF_CHECKED; /* judged as another class, if at all */
     c->owner = owner;
     c->index = index;
     return true;

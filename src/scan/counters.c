@@ -97,54 +97,144 @@ static bool later_slots_wild(const struct scan_result *r, const uint8_t *b, size
     return later < end && (r->dev_blocks == 0 || sc_slots_max(p, a, later, end) >= r->dev_blocks);
 }
 
-static bool torn(struct scan_result *r, uint64_t blk, uint64_t sector, const char *what)
+/* The stories a torn block tells (sc_torn_note.what), 0 = none. */
+static const char *const torn_what[] = {
+    NULL,
+    "an entry header over bytes of another block",
+    "an extender header over bytes of another block",
+    "a chain header over bytes of another block",
+    "a full formatter chain header over a cleared tail",
+};
+
+/* The first sector of blk that disagrees with its header, judged as class
+ * cls; 0 when they agree.  *what receives the story (torn_what). */
+static uint32_t torn_verdict(const struct scan_result *r, enum scan_class cls, uint64_t blk,
+                             const uint8_t *b, uint8_t *what)
+{
+    const struct lanyfs_geom *g = &r->g;
+    bool first_ok;
+    *what = 0;
+    if (g->blocksize <= LANYFS_SECTOR_SIZE)
+        return 0;
+    switch (cls) {
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+        if (sc_zero_from(b, LANYFS_SECTOR_SIZE, g->blocksize))
+            return 0;
+        for (size_t i = LANYFS_SECTOR_SIZE; i < g->blocksize; i++)
+            if (b[i] != 0) {
+                *what = 1;
+                return (uint32_t)(i / LANYFS_SECTOR_SIZE);
+            }
+        return 0;
+    case SCAN_BLK_EXTENDER:
+        if (later_slots_wild(r, b, LANYFS_EXT_SLOTS, g->extmax, &first_ok) && first_ok) {
+            *what = 2;
+            return 1;
+        }
+        return 0;
+    case SCAN_BLK_CHAIN: {
+        if (later_slots_wild(r, b, LANYFS_CH_SLOTS, g->chainmax, &first_ok) && first_ok) {
+            *what = 3;
+            return 1;
+        }
+        uint32_t in_first = (LANYFS_SECTOR_SIZE - LANYFS_CH_SLOTS) / g->addrlen;
+        if (in_first == 0 || in_first >= g->chainmax ||
+            lanyfs_get64(b + LANYFS_CH_NEXT) == 0)
+            return 0;
+        const uint8_t *p = b + LANYFS_CH_SLOTS;
+        for (uint32_t i = 0; i < in_first; i++)
+            if (sc_slot(p, g->addrlen, i) != blk + 1 + i)
+                return 0;
+        if (sc_slots_end(p, g->addrlen, g->chainmax) > in_first)
+            return 0;
+        *what = 4;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+static bool torn(struct scan_result *r, uint64_t blk, uint64_t sector, uint8_t what)
 {
     r->map[blk].flags |= SCAN_BF_TORN;
     return sc_report(r,
                      &(struct scan_finding){.code = SCAN_PR_TORN_SECTORS, .block = blk,
                                             .count = sector},
-                     NULL, "%s", what);
+                     NULL, "%s", torn_what[what]);
+}
+
+void sc_counter_torn_early(struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    struct scan_block *c = sc_cell(r, blk);
+    if (c == NULL || (c->flags & SC_BF_CHECKED) || r->torn_sorted)
+        return;
+    uint8_t what;
+    uint32_t sector = torn_verdict(r, (enum scan_class)c->cls, blk, b, &what);
+    if (sector != 0) {
+        if (r->ntorn == r->torn_cap) {
+            size_t ncap = r->torn_cap ? r->torn_cap * 2 : 16;
+            struct sc_torn_note *n = realloc(r->torn, ncap * sizeof(*n));
+            if (n == NULL)
+                return; /* unchecked: the sweep reads and judges it */
+            r->torn = n;
+            r->torn_cap = ncap;
+        }
+        r->torn[r->ntorn++] = (struct sc_torn_note){blk, sector, c->cls, what};
+    }
+    c->flags |= SC_BF_CHECKED;
+}
+
+static int by_block(const void *a, const void *b)
+{
+    const struct sc_torn_note *x = a, *y = b;
+    if (x->blk != y->blk)
+        return x->blk < y->blk ? -1 : 1;
+    return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+bool sc_counter_torn_needs(const struct scan_result *r, const struct scan_block *c)
+{
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+    case SCAN_BLK_EXTENDER:
+    case SCAN_BLK_CHAIN:
+        return r->g.blocksize > LANYFS_SECTOR_SIZE && !(c->flags & SC_BF_CHECKED);
+    default:
+        return false;
+    }
 }
 
 bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
-    const struct lanyfs_geom *g = &r->g;
-    if (g->blocksize <= LANYFS_SECTOR_SIZE)
-        return true;
     struct scan_block *c = &r->map[blk];
-    bool first_ok;
-    switch ((enum scan_class)c->cls) {
-    case SCAN_BLK_DIR:
-    case SCAN_BLK_FILE:
-        if (sc_zero_from(b, LANYFS_SECTOR_SIZE, g->blocksize))
-            return true;
-        for (size_t i = LANYFS_SECTOR_SIZE; i < g->blocksize; i++)
-            if (b[i] != 0)
-                return torn(r, blk, i / LANYFS_SECTOR_SIZE,
-                            "an entry header over bytes of another block");
-        return true;
-    case SCAN_BLK_EXTENDER:
-        if (later_slots_wild(r, b, LANYFS_EXT_SLOTS, g->extmax, &first_ok) && first_ok)
-            return torn(r, blk, 1, "an extender header over bytes of another block");
-        return true;
-    case SCAN_BLK_CHAIN: {
-        if (later_slots_wild(r, b, LANYFS_CH_SLOTS, g->chainmax, &first_ok) && first_ok)
-            return torn(r, blk, 1, "a chain header over bytes of another block");
-        uint32_t in_first = (LANYFS_SECTOR_SIZE - LANYFS_CH_SLOTS) / g->addrlen;
-        if (in_first == 0 || in_first >= g->chainmax ||
-            lanyfs_get64(b + LANYFS_CH_NEXT) == 0)
-            return true;
-        const uint8_t *p = b + LANYFS_CH_SLOTS;
-        for (uint32_t i = 0; i < in_first; i++)
-            if (sc_slot(p, g->addrlen, i) != blk + 1 + i)
-                return true;
-        if (sc_slots_end(p, g->addrlen, g->chainmax) > in_first)
-            return true;
-        return torn(r, blk, 1, "a full formatter chain header over a cleared tail");
-    }
-    default:
+    if (c->flags & SC_BF_CHECKED) {
+        /* Sorted when the sweep first asks; the sweep asks in block order. */
+        if (!r->torn_sorted && r->ntorn > 1)
+            qsort(r->torn, r->ntorn, sizeof(*r->torn), by_block);
+        r->torn_sorted = true;
+        while (r->torn_next < r->ntorn && r->torn[r->torn_next].blk < blk)
+            r->torn_next++;
+        for (size_t i = r->torn_next; i < r->ntorn && r->torn[i].blk == blk; i++)
+            if (r->torn[i].cls == c->cls)
+                return torn(r, blk, r->torn[i].sector, r->torn[i].what);
         return true;
     }
+    if (b == NULL)
+        return true;
+    uint8_t what;
+    uint32_t sector = torn_verdict(r, (enum scan_class)c->cls, blk, b, &what);
+    return sector == 0 || torn(r, blk, sector, what);
+}
+
+void sc_torn_free(struct scan_result *r)
+{
+    free(r->torn);
+    r->torn = NULL;
+    r->ntorn = r->torn_cap = r->torn_next = 0;
+    r->torn_sorted = false;
 }
 
 bool sc_counters_pass(struct scan_result *r)

@@ -295,6 +295,8 @@ static bool walk(struct fwalk *w)
     }
     memcpy(mem, tb, g->blocksize);
     free(tb);
+    if (w->mode == SC_FILE_LIVE)
+        sc_counter_torn_early(r, top, mem);
     w->st.top_level = (uint8_t)level;
     w->st.extenders = 1;
     w->st.ext_wrcnt_max = lanyfs_get16(mem + LANYFS_HDR_WRCNT);
@@ -393,8 +395,10 @@ static bool walk(struct fwalk *w)
             continue;
         }
         uint16_t wc = lanyfs_get16(c->buf + LANYFS_HDR_WRCNT);
-        if (w->mode == SC_FILE_LIVE)
+        if (w->mode == SC_FILE_LIVE) {
             sc_map_meta(r, slot, wc);
+            sc_counter_torn_early(r, slot, c->buf);
+        }
         w->st.extenders++;
         if (wc > w->st.ext_wrcnt_max)
             w->st.ext_wrcnt_max = wc;

@@ -105,7 +105,8 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
             if (r->chains_formatter++ == 0)
                 r->first_formatter_chain = cur;
         }
-        sc_claim(r, cur, SCAN_BLK_CHAIN, 0, pos);
+        if (sc_claim(r, cur, SCAN_BLK_CHAIN, 0, pos) == SC_CLAIM_OK)
+            sc_counter_torn_early(r, cur, b);
         sc_map_meta(r, cur, h.wrcnt);
         if (lanyfs_chain_slot(g, b, g->chainmax - 1) != 0 && r->chains_last_filled++ == 0)
             r->first_last_filled = cur;

@@ -129,6 +129,7 @@ void scan_result_free(struct scan_result *r)
     sc_findings_free(r);
     sc_entries_free(r);
     sc_read_done(r);
+    sc_torn_free(r);
     free(r->map);
     if (r->own_fs)
         lanyfs_fs_close(r->fs);
@@ -172,6 +173,11 @@ const struct scan_entry *scan_entry_by_id(const struct scan_result *r, uint32_t 
     if (id == 0 || id > r->nentries)
         return NULL;
     return &r->entries[id - 1];
+}
+
+uint64_t scan_bytes_read(const struct scan_result *r)
+{
+    return r->bytes_read;
 }
 
 uint64_t scan_block_count(const struct scan_result *r)

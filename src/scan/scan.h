@@ -143,6 +143,9 @@ size_t scan_findings(const struct scan_result *r, const struct scan_finding **ou
 size_t scan_entries(const struct scan_result *r, const struct scan_entry **out);
 /* The entry of an id, or NULL. */
 const struct scan_entry *scan_entry_by_id(const struct scan_result *r, uint32_t id);
+/* Bytes of blocks the scan read from the image: about the image's size once
+ * the passes share their reads (the sweep skips what the walks read). */
+uint64_t scan_bytes_read(const struct scan_result *r);
 /* The block map: one cell per block of the device (the superblock's blocks,
  * or what the image holds when that is larger and the geometry is sane). */
 uint64_t scan_block_count(const struct scan_result *r);

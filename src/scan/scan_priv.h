@@ -48,7 +48,8 @@
 #define SC_BF_ACTIVE 0x80   /* tree walk: the node is on the current path */
 #define SC_BF_LINKED 0x40   /* sweep: an orphan candidate links to it */
 #define SC_BF_AUX 0x20      /* sweep: leaked chain-like block / empty orphan extender */
-#define SC_BF_SCRATCH (SC_BF_ACTIVE | SC_BF_LINKED | SC_BF_AUX)
+#define SC_BF_CHECKED 0x10  /* walks: the torn check of the cell's class is made (counters.c) */
+#define SC_BF_SCRATCH (SC_BF_ACTIVE | SC_BF_LINKED | SC_BF_AUX | SC_BF_CHECKED)
 
 /* Which link of a node reached an entry. */
 enum sc_link {
@@ -85,6 +86,14 @@ struct sc_aux {
     /* stash.c: the top extender's leading bytes, kept by the tree walk */
     uint32_t stash_off;     /* where in the stash */
     uint8_t stash_len;      /* how many; 0 = none kept */
+};
+
+/* A torn block a walk found, reported when the sweep reaches it (counters.c). */
+struct sc_torn_note {
+    uint64_t blk;    /* the block */
+    uint32_t sector; /* the first sector that tells another story */
+    uint8_t cls;     /* the class it was judged as */
+    uint8_t what;    /* which story (counters.c's table) */
 };
 
 struct scan_result {
@@ -153,6 +162,11 @@ struct scan_result {
 
     /* Reads */
     struct sc_readahead *ra;       /* blockio.c's window cache, owned; NULL until first read */
+    uint64_t bytes_read;           /* block bytes read from the image (blockio.c) */
+    struct sc_torn_note *torn;     /* torn blocks the walks found, for the sweep */
+    size_t ntorn, torn_cap;        /* used, allocated */
+    size_t torn_next;              /* the sweep's place in them once sorted */
+    bool torn_sorted;              /* sorted by block: no more are added */
 
     /* Stop state */
     enum lanyfs_err stop;          /* NOMEM or INVAL (cancelled); OK while running */
@@ -198,6 +212,8 @@ enum lanyfs_err sc_read_top(struct scan_result *r, uint32_t id, uint64_t blk, ui
 void sc_stash_drop(struct scan_result *r);
 /* Free the window cache of sc_read. */
 void sc_read_done(struct scan_result *r);
+/* blk lies in a window the cache has read whole: it can be read. */
+bool sc_read_before(const struct scan_result *r, uint64_t blk);
 /* Read count blocks from first into buf (count * blocksize bytes). */
 enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t count, uint8_t *buf,
                             struct lanyfs_error *err);
@@ -374,8 +390,20 @@ bool sc_sweep_pass(struct scan_result *r);
 
 /* A chain block's counter against its slots (called by the free-list walk). */
 bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b);
-/* A block whose sectors tell different stories (called by the sweep). */
+/*
+ * A block whose sectors tell different stories, judged as its class.  The
+ * walks call sc_counter_torn_early with the bytes they read when they claim
+ * a block: the cell is marked checked (SC_BF_CHECKED) and a torn block
+ * noted, so that the sweep need not read it again.  The sweep calls
+ * sc_counter_torn in block order, which reports the noted ones then (b may
+ * be NULL for a checked cell) and judges the others from b; findings come
+ * in the same order either way.  sc_torn_free forgets the notes.
+ */
+void sc_counter_torn_early(struct scan_result *r, uint64_t blk, const uint8_t *b);
 bool sc_counter_torn(struct scan_result *r, uint64_t blk, const uint8_t *b);
+/* The cell needs its bytes for sc_counter_torn. */
+bool sc_counter_torn_needs(const struct scan_result *r, const struct scan_block *c);
+void sc_torn_free(struct scan_result *r);
 /* Entries never written back; a superblock freehead handed out. */
 bool sc_counters_pass(struct scan_result *r);
 

@@ -53,7 +53,20 @@ static bool unreadable(struct scan_result *r, uint64_t blk, const char *msg, uin
                      NULL, "%s", msg);
 }
 
-/* Classify one block the sweep read. */
+/* classify needs the block's bytes to judge it (else b may be NULL). */
+static bool needs_bytes(const struct scan_result *r, uint64_t blk, const struct scan_block *c)
+{
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_FREE:
+        return true;
+    case SCAN_BLK_UNKNOWN:
+        return c->owner == 0 && blk < r->dev_blocks && blk < r->fs_blocks;
+    default:
+        return sc_counter_torn_needs(r, c);
+    }
+}
+
+/* Classify one block; b holds its bytes when needs_bytes says so. */
 static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
@@ -117,6 +130,15 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     return true;
 }
 
+/*
+ * Every block is read unless the walks have done both things a read is
+ * for: its window was read whole (it can be read) and its class needs no
+ * bytes (a data block, or a block whose torn check the walk made).  On an
+ * image of small files that leaves the free space, where the walks did not
+ * go: the blocks the walks read are not read a second time.  Each run of
+ * SWEEP_RUN_BYTES reads one span, from its first block that needs a read
+ * to its last.
+ */
 static bool read_pass(struct scan_result *r)
 {
     uint32_t bs = r->g.blocksize;
@@ -134,7 +156,17 @@ static bool read_pass(struct scan_result *r)
         uint64_t readable = start < r->image_blocks ? r->image_blocks - start : 0;
         if (readable > n)
             readable = n;
-        bool whole = readable > 0 && sc_read_run(r, start, readable, buf, &err) == LANYFS_OK;
+        uint64_t lo = readable, hi = 0; /* the span read: [lo, hi) */
+        for (uint64_t k = 0; k < readable; k++) {
+            uint64_t blk = start + k;
+            if (blk != 0 && (needs_bytes(r, blk, &r->map[blk]) || !sc_read_before(r, blk))) {
+                if (lo == readable)
+                    lo = k;
+                hi = k + 1;
+            }
+        }
+        bool whole = lo < hi && sc_read_run(r, start + lo, hi - lo, buf + (size_t)lo * bs,
+                                            &err) == LANYFS_OK;
         for (uint64_t k = 0; k < n; k++) {
             uint64_t blk = start + k;
             struct scan_block *c = &r->map[blk];
@@ -143,14 +175,17 @@ static bool read_pass(struct scan_result *r)
                     c->cls = SCAN_BLK_UNREADABLE;
                 continue;
             }
-            const uint8_t *b = buf + (size_t)k * bs;
-            if (!whole && sc_read(r, blk, buf + (size_t)k * bs, &err) != LANYFS_OK) {
-                if (!unreadable(r, blk, err.msg, &rest, &rest_first))
-                    goto out;
-                continue;
-            }
             if (blk == 0)
                 continue;
+            const uint8_t *b = NULL;
+            if (k >= lo && k < hi) {
+                b = buf + (size_t)k * bs;
+                if (!whole && sc_read(r, blk, buf + (size_t)k * bs, &err) != LANYFS_OK) {
+                    if (!unreadable(r, blk, err.msg, &rest, &rest_first))
+                        goto out;
+                    continue;
+                }
+            }
             if (!classify(r, blk, b))
                 goto out;
         }
@@ -162,6 +197,7 @@ static bool read_pass(struct scan_result *r)
     ok = true;
 out:
     free(buf);
+    sc_torn_free(r);
     return ok;
 }
 

@@ -216,10 +216,13 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
         return false;
     if (freed) {
         c->cls = SCAN_BLK_DELETED;
+        c->flags &= (uint8_t)~SC_BF_CHECKED;
         c->owner = id;
         c->index = listing;
     } else {
-        sc_claim(r, L, lanyfs_entry_is_dir(&e) ? SCAN_BLK_DIR : SCAN_BLK_FILE, id, 0);
+        if (sc_claim(r, L, lanyfs_entry_is_dir(&e) ? SCAN_BLK_DIR : SCAN_BLK_FILE, id, 0) ==
+            SC_CLAIM_OK)
+            sc_counter_torn_early(r, L, b);
         if (lanyfs_entry_is_file(&e))
             sc_stash_top(r, id);
     }
@@ -288,6 +291,7 @@ static bool start_root(struct scan_result *r, struct tstack *s, uint8_t *b)
             return false;
     }
     sc_claim_over(r, root, SCAN_BLK_DIR, id, 0);
+    sc_counter_torn_early(r, root, b);
     sc_map_meta(r, root, e.wrcnt);
     if (!check_time(r, id, "created", &e.created) || !check_time(r, id, "modified", &e.modified))
         return false;

@@ -311,6 +311,15 @@ static enum save c_torn_entry(struct base *t)
     return SAVE_LIST;
 }
 
+static enum save c_torn_extender(struct base *t)
+{
+    /* b.bin's top extender: a slot in its third sector beyond the device,
+     * while the slots of its first sector are in range. */
+    uint32_t late = (1024 - LANYFS_EXT_SLOTS) / fx_geom(t->fx)->addrlen;
+    fx_ext_set_slot(t->fx, top(t, t->b), late, (uint64_t)1 << 30);
+    return SAVE_LIST;
+}
+
 static enum save c_torn_chain_tail(struct base *t)
 {
     uint64_t c = chain(t, 0);
@@ -501,6 +510,7 @@ static const struct builder builders[] = {
     {"holes", base, c_holes},
     {"never-written", base, c_never_written},
     {"torn-entry", NULL, c_torn_entry},
+    {"torn-extender", NULL, c_torn_extender},
     {"torn-chain-tail", NULL, c_torn_chain_tail},
     {"torn-counter", base, c_torn_counter},
     {"stale-head", base, c_stale_head},

@@ -508,20 +508,21 @@ END_TEST
 /* ---- the writers: deleted entries, marks -------------------------------------- */
 
 /* Format a 1 MiB image and mount it with the given writer. */
-static struct lanyfs_writer *writer_image(const char *path, enum lanyfs_write_mode mode,
-                                          bool compat, struct lanyfs_fs **fs)
+static struct lanyfs_writer *writer_image_sized(const char *path, enum lanyfs_write_mode mode,
+                                                bool compat, unsigned blockbits, off_t bytes,
+                                                struct lanyfs_fs **fs)
 {
     struct lanyfs_image *img;
     struct lanyfs_error err;
     FILE *f = fopen(path, "wb");
     ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(ftruncate(fileno(f), 1 << 20), 0);
+    ck_assert_int_eq(ftruncate(fileno(f), bytes), 0);
     fclose(f);
     ck_assert_int_eq(lanyfs_image_open(path, LANYFS_IMAGE_RDWR, &img, &err), LANYFS_OK);
     struct lanyfs_ts now;
     lanyfs_ts_from_time(&now, FX_TIME_EPOCH, 0, 0);
-    struct lanyfs_format_opts o = {.blockbits = 9, .addrlen = 4, .label = "t", .label_len = 1,
-                                   .compat2012 = compat, .now = &now};
+    struct lanyfs_format_opts o = {.blockbits = blockbits, .addrlen = 4, .label = "t",
+                                   .label_len = 1, .compat2012 = compat, .now = &now};
     ck_assert_int_eq(lanyfs_format(img, &o, &err), LANYFS_OK);
     lanyfs_image_close(img);
     ck_assert_int_eq(lanyfs_fs_open(path, LANYFS_OPEN_RDWR, fs, &err), LANYFS_OK);
@@ -529,6 +530,12 @@ static struct lanyfs_writer *writer_image(const char *path, enum lanyfs_write_mo
     ck_assert_msg(lanyfs_writer_mount(*fs, mode, &w, &err) == LANYFS_OK, "%s", err.msg);
     lanyfs_writer_set_time(w, &now);
     return w;
+}
+
+static struct lanyfs_writer *writer_image(const char *path, enum lanyfs_write_mode mode,
+                                          bool compat, struct lanyfs_fs **fs)
+{
+    return writer_image_sized(path, mode, compat, 9, 1 << 20, fs);
 }
 
 static void unmount(struct lanyfs_writer *w, struct lanyfs_fs *fs)
@@ -579,6 +586,46 @@ START_TEST(sweep_deleted_file)
     for (int i = 0; i < 20; i++)
         U_EQ(del->data[i], blocks[i]);
     ck_assert_uint_eq(scan_blocks(r)[del->block].cls, SCAN_BLK_DELETED);
+    scan_result_free(r);
+    unlink(path);
+    free(path);
+}
+END_TEST
+
+/*
+ * The sweep reads only what the walks did not: on a tree of small files
+ * (1 KiB blocks, so the torn checks need bytes) the scan reads the image
+ * about once, not once for the walks and again for the sweep.
+ */
+START_TEST(sweep_reads_once)
+{
+    char *path = u_tmpname();
+    struct lanyfs_fs *fs;
+    struct lanyfs_error err;
+    static uint8_t data[700];
+    const off_t bytes = 4 << 20;
+    fx_pattern(data, sizeof(data), 5);
+    struct lanyfs_writer *w =
+        writer_image_sized(path, LANYFS_WRITE_CORRECT, false, 10, bytes, &fs);
+    for (int d = 0; d < 3; d++) {
+        char name[64];
+        snprintf(name, sizeof(name), "/d%d", d);
+        ck_assert_int_eq(lanyfs_writer_mkdir(w, name, &err), LANYFS_OK);
+        for (int i = 0; i < 300; i++) {
+            snprintf(name, sizeof(name), "/d%d/f%03d", d, i);
+            ck_assert_msg(lanyfs_writer_put(w, name, data, sizeof(data), NULL, &err) ==
+                              LANYFS_OK, "%s", err.msg);
+        }
+    }
+    unmount(w, fs);
+    struct scan_result *r = scan_path(path);
+    assert_clean(r, "small files");
+    struct scan_summary s;
+    scan_summarize(r, &s);
+    ck_assert_uint_eq(s.files, 900);
+    uint64_t got = scan_bytes_read(r);
+    ck_assert_msg(got >= (uint64_t)bytes && got <= (uint64_t)bytes + bytes / 20,
+                  "read %" PRIu64 " bytes of a %lld-byte image", got, (long long)bytes);
     scan_result_free(r);
     unlink(path);
     free(path);
@@ -830,6 +877,7 @@ static Suite *make(void)
     tcase_add_test(tc, free_list_counts);
     tcase_add_test(tc, sweep_deleted_file);
     tcase_add_test(tc, sweep_orphans);
+    tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, progress_and_cancel);
