@@ -15,7 +15,8 @@
  *  - sc_mem_huge: ask for 2 MiB pages over the array (MADV_HUGEPAGE);
  *  - sc_mem_populate, sc_mem_populate_ahead: fault in a buffer, or the next
  *    step of a growing array, in one call (MADV_POPULATE_WRITE, Linux
- *    5.14), rather than page by page.
+ *    5.14), rather than page by page.  prefault.c makes these calls on a
+ *    helper thread, ahead of the scan, and falls back to them here.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -39,6 +39,7 @@ struct sc_readahead {
 void sc_read_done(struct scan_result *r)
 {
     if (r->ra != NULL) {
+        sc_prefault_stop(r); /* it may be faulting in the windows */
         sc_mem_release(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
         free(r->ra->was_read);
     }
@@ -82,7 +83,7 @@ const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
             sc_read_done(r);
             return NULL;
         }
-        sc_mem_populate(r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
+        sc_prefault_all(r, SC_PF_WINDOWS, r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
         /* Which windows were read, so the sweep need not read them only
          * to learn that they can be read; without it, it reads them all. */
         uint64_t per = RA_WINDOW_BYTES / r->g.blocksize;

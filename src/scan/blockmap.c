@@ -31,7 +31,7 @@ bool sc_map_init(struct scan_result *r)
         return sc_oom(r);
     /* Every cell is used (the sweep visits them all): fault them in at once. */
     sc_mem_huge(r->map, n * sizeof(*r->map));
-    sc_mem_populate(r->map, n * sizeof(*r->map));
+    sc_prefault_all(r, SC_PF_MAP, r->map, n * sizeof(*r->map));
     if (r->nblocks > 0) {
         r->map[0].cls = SCAN_BLK_SUPER;
         r->map[0].flags = SCAN_BF_METADATA;

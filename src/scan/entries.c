@@ -59,6 +59,8 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
  * chunk.
  */
 #define PATH_CHUNK ((size_t)2 << 20)
+/* Entries the first mapping of the entries can hold. */
+#define ENTRIES_FIRST ((size_t)1 << 20)
 
 struct sc_path_chunk {
     struct sc_path_chunk *next; /* the chunk filled before */
@@ -117,6 +119,30 @@ static bool add_dupkey(struct scan_result *r, const struct scan_entry *x)
     return true;
 }
 
+/* Grow the entries and their records to ncap; false when refused. */
+static bool grow_entries(struct scan_result *r, size_t ncap)
+{
+    size_t eb = ncap * sizeof(struct scan_entry), ab = ncap * sizeof(struct sc_aux);
+    struct scan_entry *ne = sc_mem_grow(r->entries, r->entries_bytes, eb);
+    if (ne == NULL)
+        return false;
+    r->entries = ne;
+    r->entries_bytes = eb;
+    struct sc_aux *na = sc_mem_grow(r->aux, r->aux_bytes, ab);
+    if (na == NULL) {
+        if (r->entries_cap == 0) { /* a first try: start again from nothing */
+            sc_mem_release(r->entries, r->entries_bytes);
+            r->entries = NULL;
+            r->entries_bytes = 0;
+        }
+        return false; /* else the entries keep their larger mapping, harmlessly */
+    }
+    r->aux = na;
+    r->aux_bytes = ab;
+    r->entries_cap = ncap;
+    return true;
+}
+
 uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e,
                       enum scan_entry_state state, uint32_t parent, const char *dirpath)
 {
@@ -125,37 +151,27 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
         return 0;
     }
     if (r->nentries == r->entries_cap) {
+        /* The first mappings are sized for an entry in every block (up to
+         * ENTRIES_FIRST): address space only, faulted in as they fill, and
+         * not moved while the helper fills them ahead (prefault.c).  When
+         * that much address space is refused, they start small and double. */
         size_t ncap = r->entries_cap ? r->entries_cap * 2 : 64;
-        if (ncap > SIZE_MAX / sizeof(struct scan_entry)) {
+        size_t big = r->nblocks + 1 < ENTRIES_FIRST ? (size_t)r->nblocks + 1 : ENTRIES_FIRST;
+        bool grown = r->entries_cap == 0 && big > ncap && grow_entries(r, big);
+        if (!grown && (ncap > SIZE_MAX / sizeof(struct scan_entry) || !grow_entries(r, ncap))) {
             sc_oom(r);
             return 0;
         }
-        size_t eb = ncap * sizeof(struct scan_entry), ab = ncap * sizeof(struct sc_aux);
-        struct scan_entry *ne = sc_mem_grow(r->entries, r->entries_bytes, eb);
-        if (ne == NULL) {
-            sc_oom(r);
-            return 0;
-        }
-        r->entries = ne;
-        r->entries_bytes = eb;
-        struct sc_aux *na = sc_mem_grow(r->aux, r->aux_bytes, ab);
-        if (na == NULL) {
-            sc_oom(r);
-            return 0;
-        }
-        r->aux = na;
-        r->aux_bytes = ab;
-        r->entries_cap = ncap;
     }
     char *path = pool_path(r, dirpath, e->name, e->name_len);
     if (path == NULL) {
         sc_oom(r);
         return 0;
     }
-    sc_mem_populate_ahead(r->entries, (r->nentries + 1) * sizeof(r->entries[0]),
-                          &r->entries_populated, r->entries_bytes);
-    sc_mem_populate_ahead(r->aux, (r->nentries + 1) * sizeof(r->aux[0]), &r->aux_populated,
-                          r->aux_bytes);
+    sc_prefault_need(r, SC_PF_ENTRIES, r->entries, (r->nentries + 1) * sizeof(r->entries[0]),
+                     &r->entries_populated, r->entries_bytes);
+    sc_prefault_need(r, SC_PF_AUX, r->aux, (r->nentries + 1) * sizeof(r->aux[0]),
+                     &r->aux_populated, r->aux_bytes);
     struct scan_entry *x = &r->entries[r->nentries];
     /* Both arrays come zeroed (sc_mem_grow) and no slot is used twice. */
     x->id = (uint32_t)(r->nentries + 1);

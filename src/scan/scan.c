@@ -48,6 +48,7 @@ void sc_progress(struct scan_result *r, enum scan_phase phase, uint64_t done, ui
 
 static bool run(struct scan_result *r)
 {
+    sc_prefault_start(r);
     sc_progress(r, SCAN_PHASE_SUPER, 0, 1);
     if (!sc_super_pass(r) || sc_stopped(r) || !sc_map_init(r))
         return false;
@@ -69,6 +70,7 @@ static bool run(struct scan_result *r)
         return false;
     sc_marks_settle(r);
     sc_map_clear_scratch(r);
+    sc_prefault_stop(r);
     sc_read_done(r);
     sc_progress(r, SCAN_PHASE_ANALYSE, 5, 5);
     sc_progress(r, SCAN_PHASE_DONE, 1, 1);
@@ -87,7 +89,9 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
     r->img = lanyfs_fs_image(fs);
     r->opts = opts;
     r->sb = *lanyfs_fs_super(fs);
-    if (!run(r)) {
+    bool ran = run(r);
+    sc_prefault_stop(r);
+    if (!ran) {
         rc = r->stop != LANYFS_OK ? r->stop : LANYFS_E_NOMEM;
         if (rc == LANYFS_E_INVAL)
             lanyfs_fail(err, rc, LANYFS_NO_BLOCK, "%s: the scan was cancelled",
@@ -126,6 +130,7 @@ void scan_result_free(struct scan_result *r)
 {
     if (r == NULL)
         return;
+    sc_prefault_stop(r);
     sc_findings_free(r);
     sc_entries_free(r);
     sc_read_done(r);

@@ -24,6 +24,8 @@
  *   finding.c   recording findings and filling message templates
  *   probe.c     judging what a block's bytes look like (entry, chain,
  *               extender), shared by the sweep, the inference and the marks
+ *   prefault.c  a helper thread that faults in the large arrays ahead of use
+ *               (the scan's only other thread; it never touches their bytes)
  *
  * The free list is walked before the trees, so a tree link that lands on a
  * freed block is recognised when it is followed (a frozen parent, SPEC-§9.12)
@@ -162,6 +164,7 @@ struct scan_result {
 
     /* Reads */
     struct sc_readahead *ra;       /* blockio.c's window cache, owned; NULL until first read */
+    struct sc_prefault *pf;        /* prefault.c's helper thread, NULL when none */
     uint64_t bytes_read;           /* block bytes read from the image (blockio.c) */
     struct sc_torn_note *torn;     /* torn blocks the walks found, for the sweep */
     size_t ntorn, torn_cap;        /* used, allocated */
@@ -366,6 +369,27 @@ void sc_mem_release(void *p, size_t bytes);
  * step past *populated (bytes faulted in so far), which it advances. */
 void sc_mem_populate_ahead(void *base, size_t need, size_t *populated, size_t cap);
 void sc_mem_populate(void *base, size_t bytes);
+
+/* ---- prefault.c ----------------------------------------------------------- */
+
+/* The arrays the helper thread faults in. */
+enum sc_pf_track {
+    SC_PF_MAP,      /* the block map, whole */
+    SC_PF_WINDOWS,  /* blockio.c's window cache, whole */
+    SC_PF_ENTRIES,  /* the entries, ahead of use */
+    SC_PF_AUX,      /* their records, ahead of use */
+    SC_PF_TRACKS
+};
+/* Start the helper thread (r->pf); without it the calls below populate in
+ * the caller's thread.  sc_prefault_stop ends and joins it. */
+void sc_prefault_start(struct scan_result *r);
+void sc_prefault_stop(struct scan_result *r);
+/* Fault in bytes of base, all of them. */
+void sc_prefault_all(struct scan_result *r, enum sc_pf_track which, void *base, size_t bytes);
+/* An array of cap bytes at base is in use up to need: have it faulted in
+ * ahead of that.  *asked keeps how far (the array's populated mark). */
+void sc_prefault_need(struct scan_result *r, enum sc_pf_track which, void *base, size_t need,
+                      size_t *asked, size_t cap);
 
 /* ---- files.c -------------------------------------------------------------- */
 
