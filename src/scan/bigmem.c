@@ -124,3 +124,48 @@ void sc_mem_release(void *p, size_t bytes)
     free(p);
 #endif
 }
+
+/*
+ * Pools: many small allocations that are freed together (the entries'
+ * paths, the small files' data lists).  Each chunk is a mapping of
+ * POOL_CHUNK bytes faulted in at once; a request is served from the newest
+ * chunk, or from a new one when it does not fit.  100,000 small mallocs
+ * touched their heap pages one by one and cost a malloc header each.
+ */
+#define POOL_CHUNK ((size_t)2 << 20)
+
+struct sc_pool_chunk {
+    struct sc_pool_chunk *next; /* the chunk filled before */
+    size_t used;                /* bytes used, this header included */
+};
+
+void *sc_pool_alloc(struct sc_pool *pool, size_t bytes, size_t align)
+{
+    struct sc_pool_chunk *c = pool->head;
+    size_t at = 0;
+    if (align == 0 || (align & (align - 1)) != 0 || bytes > POOL_CHUNK / 4)
+        return NULL;
+    if (c != NULL)
+        at = (c->used + align - 1) & ~(align - 1);
+    if (c == NULL || at > POOL_CHUNK || POOL_CHUNK - at < bytes) {
+        struct sc_pool_chunk *n = sc_mem_grow(NULL, 0, POOL_CHUNK);
+        if (n == NULL)
+            return NULL;
+        sc_mem_populate(n, POOL_CHUNK);
+        n->next = c;
+        n->used = sizeof(*n);
+        pool->head = c = n;
+        at = (c->used + align - 1) & ~(align - 1);
+    }
+    c->used = at + bytes;
+    return (uint8_t *)c + at; /* zero: a chunk is a fresh mapping, used once */
+}
+
+void sc_pool_free(struct sc_pool *pool)
+{
+    while (pool->head != NULL) {
+        struct sc_pool_chunk *n = pool->head->next;
+        sc_mem_release(pool->head, POOL_CHUNK);
+        pool->head = n;
+    }
+}

@@ -52,21 +52,11 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
 }
 
 /*
- * Entry paths live in chunks of PATH_CHUNK bytes that are freed together
- * with the entries: 100,000 paths were 100,000 mallocs, and the heap pages
- * they touched one by one.  A path replaced (sc_entry_set_path) keeps its
- * bytes until then; a path is at most SC_PATH_MAX + 1 bytes, far below a
- * chunk.
+ * Entry paths live in a pool (bigmem.c) that is freed together with the
+ * entries: 100,000 paths were 100,000 mallocs.  A path replaced
+ * (sc_entry_set_path) keeps its bytes until then; a path is at most
+ * SC_PATH_MAX + 1 bytes, far below the pool's limit.
  */
-#define PATH_CHUNK ((size_t)2 << 20)
-/* Entries the first mapping of the entries can hold. */
-#define ENTRIES_FIRST ((size_t)1 << 20)
-
-struct sc_path_chunk {
-    struct sc_path_chunk *next; /* the chunk filled before */
-    size_t used;                /* bytes used, this header included */
-};
-
 static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t *name,
                        size_t name_len)
 {
@@ -74,30 +64,53 @@ static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t
     if (name_len > LANYFS_NAME_FIELD)
         name_len = LANYFS_NAME_FIELD;
     const char *prefix = path_prefix(dirpath, name_len, &dl);
-    size_t need = dl + 1 + name_len + 1;
-    struct sc_path_chunk *c = r->paths;
-    if (c == NULL || PATH_CHUNK - c->used < need) {
-        struct sc_path_chunk *n = sc_mem_grow(NULL, 0, PATH_CHUNK);
-        if (n == NULL)
-            return NULL;
-        sc_mem_populate(n, PATH_CHUNK);
-        n->next = c;
-        n->used = sizeof(*n);
-        r->paths = c = n;
-    }
-    char *p = (char *)c + c->used;
-    c->used += need;
-    path_write(p, prefix, dl, name, name_len);
+    char *p = sc_pool_alloc(&r->paths, dl + 1 + name_len + 1, 1);
+    if (p != NULL)
+        path_write(p, prefix, dl, name, name_len);
     return p;
 }
 
-static void pool_free(struct scan_result *r)
+/* Entries the first mapping of the entries can hold (sc_entry_add). */
+#define ENTRIES_FIRST ((size_t)1 << 20)
+
+/* Data lists up to this many blocks come from the pool; longer ones are
+ * few (one a large file) and use malloc. */
+#define LIST_POOLED 64
+
+uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n)
 {
-    while (r->paths != NULL) {
-        struct sc_path_chunk *n = r->paths->next;
-        sc_mem_release(r->paths, PATH_CHUNK);
-        r->paths = n;
-    }
+    struct scan_entry *x = sc_entry(r, id);
+    struct sc_aux *a = sc_aux(r, id);
+    if (x == NULL || a == NULL)
+        return NULL;
+    sc_data_free(r, id);
+    if (n == 0 || n > SIZE_MAX / sizeof(uint64_t))
+        return NULL;
+    uint64_t *d;
+    if (n <= LIST_POOLED)
+        d = sc_pool_alloc(&r->lists, (size_t)n * sizeof(uint64_t), sizeof(uint64_t));
+    else
+        d = calloc((size_t)n, sizeof(uint64_t));
+    if (d == NULL)
+        return NULL;
+    x = sc_entry(r, id);
+    x->data = d;
+    x->ndata = n;
+    sc_aux(r, id)->data_pooled = n <= LIST_POOLED;
+    return d;
+}
+
+void sc_data_free(struct scan_result *r, uint32_t id)
+{
+    struct scan_entry *x = sc_entry(r, id);
+    struct sc_aux *a = sc_aux(r, id);
+    if (x == NULL || a == NULL)
+        return;
+    if (!a->data_pooled)
+        free(x->data);
+    x->data = NULL;
+    x->ndata = 0;
+    a->data_pooled = false;
 }
 
 /* The key sc_tree_dups sorts by, for each live entry of the tree walk. */
@@ -220,8 +233,9 @@ const char *sc_kind_name(const struct lanyfs_entry *e)
 void sc_entries_free(struct scan_result *r)
 {
     for (size_t i = 0; i < r->nentries; i++)
-        free(r->entries[i].data);
-    pool_free(r);
+        sc_data_free(r, r->entries[i].id);
+    sc_pool_free(&r->paths);
+    sc_pool_free(&r->lists);
     sc_stash_drop(r);
     free(r->dupkeys);
     r->dupkeys = NULL;

@@ -203,21 +203,16 @@ static bool publish(struct fwalk *w)
     uint64_t cap = w->mapped * 16 + 65536;
     if (n > cap)
         n = cap;
-    free(x->data);
-    x->data = NULL;
-    x->ndata = 0;
+    sc_data_free(r, w->id);
     if (n > 0) {
-        if (n > SIZE_MAX / sizeof(uint64_t))
-            return sc_oom(r);
-        uint64_t *d = calloc((size_t)n, sizeof(*d));
+        uint64_t *d = sc_data_new(r, w->id, n);
         if (d == NULL)
             return sc_oom(r);
         for (size_t i = 0; i < w->npairs; i++)
             if (w->pairs[i].fblk < n)
                 d[w->pairs[i].fblk] = w->pairs[i].dblk;
-        x->data = d;
-        x->ndata = n;
     }
+    x = sc_entry(r, w->id);
     x->blocks_mapped = w->mapped;
     x->blocks_intact = w->intact;
     return true;
@@ -435,8 +430,9 @@ bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
     uint64_t from = a->from;
     uint8_t link = a->link;
     uint32_t depth = a->depth;
-    bool path_set = a->path_set;
+    bool path_set = a->path_set, data_pooled = a->data_pooled;
     *a = w.st;
+    a->data_pooled = data_pooled;
     a->walked = true;
     a->via_stale = via_stale;
     a->from = from;

@@ -86,8 +86,14 @@ struct sc_aux {
     uint64_t holes0;        /* of those, empty slots of level-0 extenders */
     uint64_t excess;        /* data blocks mapped at file blocks past the size */
     /* stash.c: the top extender's leading bytes, kept by the tree walk */
+    bool data_pooled;       /* its data list lies in the lists pool (sc_data_new) */
     uint32_t stash_off;     /* where in the stash */
     uint8_t stash_len;      /* how many; 0 = none kept */
+};
+
+/* Small allocations freed together (bigmem.c). */
+struct sc_pool {
+    struct sc_pool_chunk *head; /* the newest chunk, NULL when none */
 };
 
 /* A torn block a walk found, reported when the sweep reaches it (counters.c). */
@@ -146,7 +152,8 @@ struct scan_result {
     size_t aux_bytes;              /* bytes of the mapping of aux */
     size_t entries_populated;      /* bytes of entries faulted in (sc_mem_populate_ahead) */
     size_t aux_populated;          /* and of aux */
-    struct sc_path_chunk *paths;   /* the entries' paths (entries.c), newest chunk first */
+    struct sc_pool paths;          /* the entries' paths (entries.c) */
+    struct sc_pool lists;          /* small data lists (sc_data_alloc) */
     struct sc_dupkey *dupkeys;     /* live entries' name keys, for sc_tree_dups */
     size_t ndupkeys, dupkeys_cap;  /* used, allocated */
     bool dupkeys_off;              /* sc_tree_dups has run: no more keys */
@@ -275,6 +282,11 @@ bool sc_entry_set_path(struct scan_result *r, uint32_t id, const char *dirpath);
 bool sc_entry_set_root_path(struct scan_result *r, uint32_t id);
 /* dirpath + "/" + name into a new string (NULL on no memory). */
 char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len);
+/* Give entry id a new zeroed data list of n blocks (small ones from a
+ * pool), freeing its old one; NULL (and no list) on no memory or n = 0.
+ * sc_data_free frees an entry's list, wherever it came from. */
+uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n);
+void sc_data_free(struct scan_result *r, uint32_t id);
 /* "directory" or "file". */
 const char *sc_kind_name(const struct lanyfs_entry *e);
 void sc_entries_free(struct scan_result *r);
@@ -369,6 +381,10 @@ void sc_mem_release(void *p, size_t bytes);
  * step past *populated (bytes faulted in so far), which it advances. */
 void sc_mem_populate_ahead(void *base, size_t need, size_t *populated, size_t cap);
 void sc_mem_populate(void *base, size_t bytes);
+/* bytes (at most a quarter of a chunk) aligned to align (a power of two),
+ * zeroed, from the pool; NULL on no memory.  Freed with the pool only. */
+void *sc_pool_alloc(struct sc_pool *pool, size_t bytes, size_t align);
+void sc_pool_free(struct sc_pool *pool);
 
 /* ---- prefault.c ----------------------------------------------------------- */
 

@@ -307,22 +307,21 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
             for (uint32_t i = g->chainmax; more && i-- > 0;)
                 more = collect(r, got, &n, need, lanyfs_chain_slot(g, b, i), tmp);
     }
+    sc_data_free(r, id);
     x = sc_entry(r, id);
-    free(x->data);
-    x->data = NULL;
-    x->ndata = 0;
     x->blocks_mapped = n;
     x->blocks_intact = 0;
     if (n > 0) {
-        /* Collected backwards from the entry's slot: reverse into file order. */
-        for (uint64_t i = 0; i < n / 2; i++) {
-            uint64_t t = got[i];
-            got[i] = got[n - 1 - i];
-            got[n - 1 - i] = t;
+        uint64_t *d = sc_data_new(r, id, n);
+        if (d == NULL) {
+            free(got);
+            free(tmp);
+            return sc_oom(r);
         }
-        x->data = got;
-        x->ndata = n;
-        got = NULL;
+        /* Collected backwards from the entry's slot: file order is the reverse. */
+        for (uint64_t i = 0; i < n; i++)
+            d[i] = got[n - 1 - i];
+        x = sc_entry(r, id);
         count_intact(r, x);
     }
     free(got);
