@@ -15,8 +15,9 @@
 # /usr/bin/time -v:
 #   - cat IMAGE > /dev/null        (reading the image: the floor)
 #   - lanyfs scan -q IMAGE         (the scan alone)
-#   - its sweep pass alone         (from lanyfs scan -t: the pass that reads
-#                                   every block, against cat of the image)
+#   - its sweep pass alone         (from lanyfs scan -t: the pass that accounts
+#                                   for every block, reading those the walks
+#                                   did not read; against cat of the image)
 #   - lanyfs scan -q --no-hash --db FILE IMAGE   (scan and store)
 #   - lanyfs scan -q --db FILE IMAGE             (scan, store and SHA-256)
 #   - fsck-lanyfs -n IMAGE         (the scan, fsck's analysis and report)
