@@ -96,7 +96,8 @@ void *sc_mem_grow(void *p, size_t old_bytes, size_t new_bytes)
         return NULL;
     void *q;
     if (p == NULL)
-        q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
     else if (o == n)
         return p;
     else
@@ -110,6 +111,15 @@ void *sc_mem_grow(void *p, size_t old_bytes, size_t new_bytes)
     if (q != NULL)
         memset((uint8_t *)q + old_bytes, 0, new_bytes - old_bytes);
     return q;
+#endif
+}
+
+bool sc_mem_lazy(void)
+{
+#if defined(__linux__) && defined(MREMAP_MAYMOVE)
+    return true;
+#else
+    return false;
 #endif
 }
 

@@ -80,15 +80,17 @@ const uint8_t *sc_window(struct scan_result *r, uint64_t blk)
          * windows cost more than the copies they made. */
         r->ra->data = sc_mem_grow(NULL, 0, RA_WINDOWS * RA_WINDOW_BYTES);
         if (r->ra->data == NULL) {
-            sc_read_done(r);
+            free(r->ra); /* nothing is handed to the helper yet */
+            r->ra = NULL;
             return NULL;
         }
         sc_prefault_all(r, SC_PF_WINDOWS, r->ra->data, RA_WINDOWS * RA_WINDOW_BYTES);
         /* Which windows were read, so the sweep need not read them only
          * to learn that they can be read; without it, it reads them all. */
         uint64_t per = RA_WINDOW_BYTES / r->g.blocksize;
-        r->ra->nwindows = r->image_blocks / per + 1;
-        r->ra->was_read = calloc((size_t)(r->ra->nwindows / 64 + 1), sizeof(uint64_t));
+        uint64_t words = r->image_blocks / per / 64 + 1;
+        r->ra->nwindows = words <= SIZE_MAX / sizeof(uint64_t) ? r->image_blocks / per + 1 : 0;
+        r->ra->was_read = r->ra->nwindows ? calloc((size_t)words, sizeof(uint64_t)) : NULL;
         if (r->ra->was_read == NULL)
             r->ra->nwindows = 0;
     }

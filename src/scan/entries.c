@@ -71,7 +71,7 @@ static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t
 }
 
 /* Entries the first mapping of the entries can hold (sc_entry_add). */
-#define ENTRIES_FIRST ((size_t)1 << 20)
+#define ENTRIES_FIRST ((size_t)1 << 18)
 
 /* Data lists up to this many blocks come from the pool; longer ones are
  * few (one a large file) and use malloc. */
@@ -164,13 +164,14 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
         return 0;
     }
     if (r->nentries == r->entries_cap) {
-        /* The first mappings are sized for an entry in every block (up to
-         * ENTRIES_FIRST): address space only, faulted in as they fill, and
-         * not moved while the helper fills them ahead (prefault.c).  When
-         * that much address space is refused, they start small and double. */
+        /* Where sc_mem_grow maps lazily, the first mappings are sized for
+         * an entry in every block (up to ENTRIES_FIRST): address space
+         * only, faulted in as they fill, and not moved while the helper
+         * fills them ahead (prefault.c).  When that much address space is
+         * refused, they start small and double. */
         size_t ncap = r->entries_cap ? r->entries_cap * 2 : 64;
         size_t big = r->nblocks + 1 < ENTRIES_FIRST ? (size_t)r->nblocks + 1 : ENTRIES_FIRST;
-        bool grown = r->entries_cap == 0 && big > ncap && grow_entries(r, big);
+        bool grown = r->entries_cap == 0 && big > ncap && sc_mem_lazy() && grow_entries(r, big);
         if (!grown && (ncap > SIZE_MAX / sizeof(struct scan_entry) || !grow_entries(r, ncap))) {
             sc_oom(r);
             return 0;

@@ -377,6 +377,9 @@ void sc_mem_huge(void *base, size_t bytes);
  * on failure, the old array untouched.  Freed by sc_mem_release only. */
 void *sc_mem_grow(void *p, size_t old_bytes, size_t new_bytes);
 void sc_mem_release(void *p, size_t bytes);
+/* sc_mem_grow reserves address space only (pages are backed as they are
+ * touched); false where it falls back to realloc, which fills them. */
+bool sc_mem_lazy(void);
 /* Before using bytes up to need of an array of cap bytes, fault in the next
  * step past *populated (bytes faulted in so far), which it advances. */
 void sc_mem_populate_ahead(void *base, size_t need, size_t *populated, size_t cap);

@@ -159,7 +159,9 @@ static bool read_pass(struct scan_result *r)
         uint64_t lo = readable, hi = 0; /* the span read: [lo, hi) */
         for (uint64_t k = 0; k < readable; k++) {
             uint64_t blk = start + k;
-            if (blk != 0 && (needs_bytes(r, blk, &r->map[blk]) || !sc_read_before(r, blk))) {
+            /* Block 0 is judged by the superblock pass, but read here too
+             * when no window held it, so that a bad sector in it is found. */
+            if ((blk != 0 && needs_bytes(r, blk, &r->map[blk])) || !sc_read_before(r, blk)) {
                 if (lo == readable)
                     lo = k;
                 hi = k + 1;
@@ -175,8 +177,6 @@ static bool read_pass(struct scan_result *r)
                     c->cls = SCAN_BLK_UNREADABLE;
                 continue;
             }
-            if (blk == 0)
-                continue;
             const uint8_t *b = NULL;
             if (k >= lo && k < hi) {
                 b = buf + (size_t)k * bs;
@@ -186,6 +186,8 @@ static bool read_pass(struct scan_result *r)
                     continue;
                 }
             }
+            if (blk == 0)
+                continue;
             if (!classify(r, blk, b))
                 goto out;
         }
