@@ -18,6 +18,13 @@
  * Without the helper (threads unavailable, or pthread_create failing)
  * every call falls back to populating in the scan's own thread, as
  * bigmem.c's sc_mem_populate_ahead did before.
+ *
+ * The helper also takes one job at a time (sc_helper_job): a function it
+ * calls step by step while no array needs faulting in, such as the read
+ * of the free space (freeread.c).  A job shares nothing with the scan
+ * but what it was handed; sc_helper_wait returns once it has finished
+ * (or was abandoned because the helper stopped), after which the scan may
+ * read what it left.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -42,6 +49,9 @@ struct sc_prefault {
     pthread_cond_t cv;
     bool stop;                          /* the helper is to end */
     struct pf_track track[SC_PF_TRACKS];
+    bool (*job)(void *ctx);             /* a step of the job; false when it is done */
+    void *job_ctx;
+    bool job_busy;                      /* a job is handed over and not finished */
 };
 
 static void *helper(void *arg)
@@ -53,6 +63,18 @@ static void *helper(void *arg)
         for (int i = 0; i < SC_PF_TRACKS && t == NULL; i++)
             if (p->track[i].done < p->track[i].want)
                 t = &p->track[i];
+        if (t == NULL && p->job_busy && !p->stop) {
+            bool (*job)(void *) = p->job;
+            void *ctx = p->job_ctx;
+            pthread_mutex_unlock(&p->mu);
+            bool more = job(ctx);
+            pthread_mutex_lock(&p->mu);
+            if (!more) {
+                p->job_busy = false;
+                pthread_cond_broadcast(&p->cv);
+            }
+            continue;
+        }
         if (t == NULL) {
             if (p->stop)
                 break;
@@ -66,6 +88,8 @@ static void *helper(void *arg)
         sc_mem_populate(from, n);
         pthread_mutex_lock(&p->mu);
     }
+    p->job_busy = false; /* abandoned, if it was not done */
+    pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
     return NULL;
 }
@@ -145,4 +169,32 @@ void sc_prefault_need(struct scan_result *r, enum sc_pf_track which, void *base,
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
     *asked = want;
+}
+
+bool sc_helper_job(struct scan_result *r, bool (*step)(void *ctx), void *ctx)
+{
+    struct sc_prefault *p = r->pf;
+    if (p == NULL)
+        return false;
+    pthread_mutex_lock(&p->mu);
+    bool taken = !p->job_busy && !p->stop;
+    if (taken) {
+        p->job = step;
+        p->job_ctx = ctx;
+        p->job_busy = true;
+        pthread_cond_signal(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return taken;
+}
+
+void sc_helper_wait(struct scan_result *r)
+{
+    struct sc_prefault *p = r->pf;
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&p->mu);
+    while (p->job_busy)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
 }

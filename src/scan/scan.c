@@ -55,9 +55,13 @@ static bool run(struct scan_result *r)
     sc_progress(r, SCAN_PHASE_SUPER, 1, 1);
     if (!sc_free_pass(r) || sc_stopped(r))
         return false;
+    sc_freeread_start(r);
     if (!sc_tree_pass(r) || sc_stopped(r) || !sc_files_pass(r) || sc_stopped(r))
         return false;
-    if (!sc_sweep_pass(r) || sc_stopped(r))
+    sc_freeread_wait(r);
+    bool swept = sc_sweep_pass(r);
+    sc_freeread_drop(r);
+    if (!swept || sc_stopped(r))
         return false;
     sc_progress(r, SCAN_PHASE_ANALYSE, 0, 5);
     if (!sc_marks_leaks(r) || sc_stopped(r))
@@ -131,6 +135,7 @@ void scan_result_free(struct scan_result *r)
     if (r == NULL)
         return;
     sc_prefault_stop(r);
+    sc_freeread_drop(r);
     sc_findings_free(r);
     sc_entries_free(r);
     sc_read_done(r);

@@ -26,6 +26,8 @@
  *               extender), shared by the sweep, the inference and the marks
  *   prefault.c  a helper thread that faults in the large arrays ahead of use
  *               (the scan's only other thread; it never touches their bytes)
+ *               and runs one job at a time for the scan
+ *   freeread.c  that job: the free space read while the walks run
  *
  * The free list is walked before the trees, so a tree link that lands on a
  * freed block is recognised when it is followed (a frozen parent, SPEC-§9.12)
@@ -172,6 +174,7 @@ struct scan_result {
     /* Reads */
     struct sc_readahead *ra;       /* blockio.c's window cache, owned; NULL until first read */
     struct sc_prefault *pf;        /* prefault.c's helper thread, NULL when none */
+    struct sc_freeread *fr;        /* freeread.c's read of the free space, NULL when none */
     uint64_t bytes_read;           /* block bytes read from the image (blockio.c) */
     struct sc_torn_note *torn;     /* torn blocks the walks found, for the sweep */
     size_t ntorn, torn_cap;        /* used, allocated */
@@ -409,6 +412,22 @@ void sc_prefault_all(struct scan_result *r, enum sc_pf_track which, void *base, 
  * ahead of that.  *asked keeps how far (the array's populated mark). */
 void sc_prefault_need(struct scan_result *r, enum sc_pf_track which, void *base, size_t need,
                       size_t *asked, size_t cap);
+
+/* Hand the helper a job: step is called (on the helper thread) until it
+ * returns false.  False when there is no helper or it has a job. */
+bool sc_helper_job(struct scan_result *r, bool (*step)(void *ctx), void *ctx);
+/* Until the job is done, or abandoned because the helper stopped. */
+void sc_helper_wait(struct scan_result *r);
+
+/* ---- freeread.c ----------------------------------------------------------- */
+
+/* After the free-list walk: have the helper read the free blocks (r->fr). */
+void sc_freeread_start(struct scan_result *r);
+/* Before the sweep: wait for it; an abandoned read is dropped. */
+void sc_freeread_wait(struct scan_result *r);
+/* The helper read blk whole; *entry: its bytes look like an entry. */
+bool sc_freeread_known(const struct scan_result *r, uint64_t blk, bool *entry);
+void sc_freeread_drop(struct scan_result *r);
 
 /* ---- files.c -------------------------------------------------------------- */
 

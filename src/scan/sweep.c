@@ -56,9 +56,11 @@ static bool unreadable(struct scan_result *r, uint64_t blk, const char *msg, uin
 /* classify needs the block's bytes to judge it (else b may be NULL). */
 static bool needs_bytes(const struct scan_result *r, uint64_t blk, const struct scan_block *c)
 {
+    bool entry;
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_FREE:
-        return true;
+        /* The helper read it (freeread.c): only an entry needs the bytes. */
+        return !sc_freeread_known(r, blk, &entry) || entry;
     case SCAN_BLK_UNKNOWN:
         return c->owner == 0 && blk < r->dev_blocks && blk < r->fs_blocks;
     default:
@@ -79,7 +81,7 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     case SCAN_BLK_CHAIN:
         return sc_counter_torn(r, blk, b);
     case SCAN_BLK_FREE:
-        if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
+        if (b != NULL && sc_probe_entry(g, r->dev_blocks, b, &e)) {
             uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_DELETED, 0, NULL);
             if (id == 0)
                 return false;
@@ -133,7 +135,8 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 /*
  * Every block is read unless the walks have done both things a read is
  * for: its window was read whole (it can be read) and its class needs no
- * bytes (a data block, or a block whose torn check the walk made).  On an
+ * bytes (a data block, or a block whose torn check the walk made), or
+ * the helper read it as free space and found no entry in it (freeread.c).  On an
  * image of small files that leaves the free space, where the walks did not
  * go: the blocks the walks read are not read a second time.  Each run of
  * SWEEP_RUN_BYTES reads one span, from its first block that needs a read
@@ -161,7 +164,9 @@ static bool read_pass(struct scan_result *r)
             uint64_t blk = start + k;
             /* Block 0 is judged by the superblock pass, but read here too
              * when no window held it, so that a bad sector in it is found. */
-            if ((blk != 0 && needs_bytes(r, blk, &r->map[blk])) || !sc_read_before(r, blk)) {
+            bool entry;
+            if ((blk != 0 && needs_bytes(r, blk, &r->map[blk])) ||
+                !(sc_read_before(r, blk) || sc_freeread_known(r, blk, &entry))) {
                 if (lo == readable)
                     lo = k;
                 hi = k + 1;
