@@ -4,6 +4,10 @@
  * Opening reads block 0, decodes it and runs lanyfs_super_check.  A fatal
  * problem refuses the open unless LANYFS_OPEN_FORCE is given, in which case
  * the handle keeps the problems for the caller to show (`lanyfs info`).
+ * With LANYFS_OPEN_BAD0 as well, a block 0 whose sectors cannot all be read
+ * opens too: each sector that fails reads as zeros (a first sector lost
+ * leaves an all-zero superblock, which fails its checks), and the scanner
+ * infers the geometry from the other blocks.
  *
  * Block reads go through a direct-mapped cache of CACHE_SLOTS blocks (about
  * 1 MiB at 4 KiB blocks); writes go through to the image at once and update
@@ -28,6 +32,7 @@ struct lanyfs_fs {
     unsigned flags;                                     /* LANYFS_OPEN_* */
     struct lanyfs_super sb;                             /* decoded block 0 */
     uint8_t *sb_raw;                                    /* block 0 as read, blocksize bytes */
+    unsigned block0_lost;                               /* its sectors that failed (OPEN_BAD0) */
     struct lanyfs_geom geom;                            /* derived geometry */
     uint64_t image_blocks;                              /* whole blocks in the image */
     struct lanyfs_sb_problem problems[LANYFS_SB_PROBLEMS_MAX]; /* from the check */
@@ -69,6 +74,11 @@ enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
     fs->flags = flags;
 
     rc = lanyfs_image_pread(img, 0, head, sizeof(head), err);
+    if (rc == LANYFS_E_IO && (flags & LANYFS_OPEN_FORCE) && (flags & LANYFS_OPEN_BAD0)) {
+        memset(head, 0, sizeof(head));
+        fs->block0_lost = 1;
+        rc = LANYFS_OK;
+    }
     if (rc != LANYFS_OK) {
         if (rc == LANYFS_E_TRUNCATED)
             lanyfs_fail(err, rc, 0, "%s holds %" PRIu64 " bytes, too few for a superblock",
@@ -110,6 +120,18 @@ enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
     if (want > lanyfs_image_size(img))
         want = (size_t)lanyfs_image_size(img);
     rc = lanyfs_image_pread(img, 0, fs->sb_raw, want, err);
+    if (rc == LANYFS_E_IO && (flags & LANYFS_OPEN_FORCE) && (flags & LANYFS_OPEN_BAD0)) {
+        /* Sector by sector; those that fail stay zero. */
+        fs->block0_lost = 0;
+        for (size_t off = 0; off < want; off += LANYFS_BLOCKSIZE_MIN) {
+            size_t len = want - off < LANYFS_BLOCKSIZE_MIN ? want - off : LANYFS_BLOCKSIZE_MIN;
+            if (lanyfs_image_pread(img, off, fs->sb_raw + off, len, NULL) != LANYFS_OK) {
+                memset(fs->sb_raw + off, 0, len);
+                fs->block0_lost++;
+            }
+        }
+        rc = LANYFS_OK;
+    }
     if (rc != LANYFS_OK)
         goto out_free_fs;
     *out = fs;
@@ -122,6 +144,11 @@ out_free_fs:
 out_close_image:
     lanyfs_image_close(img);
     return rc;
+}
+
+unsigned lanyfs_fs_block0_lost(const struct lanyfs_fs *fs)
+{
+    return fs->block0_lost;
 }
 
 void lanyfs_fs_close(struct lanyfs_fs *fs)

@@ -249,6 +249,8 @@ struct lanyfs_fs;
 #define LANYFS_OPEN_RDWR 0x1   /* allow block writes */
 #define LANYFS_OPEN_FORCE 0x2  /* open although the superblock fails its checks */
 #define LANYFS_OPEN_EXCL 0x4   /* O_EXCL on block devices */
+#define LANYFS_OPEN_BAD0 0x8   /* with FORCE: open although block 0 cannot be read whole;
+                                * sectors that fail read as zeros (lanyfs_fs_block0_lost) */
 
 /*
  * Called for every block write, before it reaches the image, in the order
@@ -269,6 +271,8 @@ enum lanyfs_err lanyfs_fs_open(const char *path, unsigned flags, struct lanyfs_f
 enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
                                      struct lanyfs_fs **out, struct lanyfs_error *err);
 void lanyfs_fs_close(struct lanyfs_fs *fs);
+/* Sectors of block 0 that could not be read (LANYFS_OPEN_BAD0); 0 = none. */
+unsigned lanyfs_fs_block0_lost(const struct lanyfs_fs *fs);
 
 const struct lanyfs_super *lanyfs_fs_super(const struct lanyfs_fs *fs);
 const struct lanyfs_geom *lanyfs_fs_geom(const struct lanyfs_fs *fs);

@@ -117,7 +117,10 @@ enum lanyfs_err scan_image(const char *path, const struct scan_opts *opts,
 {
     struct lanyfs_fs *fs = NULL;
     *out = NULL;
-    enum lanyfs_err rc = lanyfs_fs_open(path, LANYFS_OPEN_FORCE, &fs, err);
+    /* A block 0 with sectors that fail still opens: the sweep reports the
+     * block unreadable, and an unreadable first sector leaves a superblock
+     * the scan rejects, so that the geometry is inferred. */
+    enum lanyfs_err rc = lanyfs_fs_open(path, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, err);
     if (rc != LANYFS_OK)
         goto out;
     rc = scan_fs(fs, opts, out, err);

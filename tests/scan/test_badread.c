@@ -9,7 +9,11 @@
  * reporting, every block no read has covered:
  *  - a bad sector in a live file's data block, or in the free space:
  *    BLOCK_UNREADABLE at that block, its cell unreadable, and every other
- *    block classed as on a healthy read.
+ *    block classed as on a healthy read;
+ *  - a bad sector in block 0 past the superblock's first sector: the scan
+ *    opens, reports block 0 unreadable, and finds the tree as it is;
+ *  - block 0's first sector bad: the geometry is inferred from the other
+ *    blocks (SB_GEOMETRY_INFERRED) and the files are still found.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -152,12 +156,59 @@ START_TEST(free_block_sector)
 }
 END_TEST
 
+/* Findings of a code. */
+static size_t count_code(const struct scan_result *r, uint32_t code)
+{
+    const struct scan_finding *f;
+    size_t n = scan_findings(r, &f), c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += f[i].code == code;
+    return c;
+}
+
+START_TEST(block0_late_sector)
+{
+    struct img m = make_image();
+    nbad = 0;
+    struct scan_result *h = scan(m.path);
+    bad[nbad++] = 1024; /* the third sector of the 4 KiB block 0 */
+    struct scan_result *r = scan(m.path);
+    nbad = 0;
+    assert_unreadable_at(r, 0);
+    assert_same_but(h, r, 0);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 0);
+    scan_result_free(r);
+    scan_result_free(h);
+    unlink(m.path);
+    free(m.path);
+}
+END_TEST
+
+START_TEST(block0_first_sector)
+{
+    struct img m = make_image();
+    bad[nbad++] = 0;
+    struct scan_result *r = scan(m.path);
+    nbad = 0;
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 1);
+    ck_assert_uint_eq(scan_geom(r)->blocksize, 4096);
+    ck_assert_ptr_nonnull(by_path(r, "/a.txt"));
+    ck_assert_ptr_nonnull(by_path(r, "/docs/one.txt"));
+    ck_assert_uint_ge(count_code(r, SCAN_PR_BLOCK_UNREADABLE), 1);
+    scan_result_free(r);
+    unlink(m.path);
+    free(m.path);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("badread");
     TCase *tc = tcase_create("sweep");
     tcase_add_test(tc, data_block_sector);
     tcase_add_test(tc, free_block_sector);
+    tcase_add_test(tc, block0_late_sector);
+    tcase_add_test(tc, block0_first_sector);
     suite_add_tcase(s, tc);
     return s;
 }
