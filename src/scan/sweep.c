@@ -68,6 +68,14 @@ static bool needs_bytes(const struct scan_result *r, uint64_t blk, const struct 
     }
 }
 
+/* A read has shown blk can be read: a window of the walks, or the helper's
+ * read of the free space. */
+static bool read_before(const struct scan_result *r, uint64_t blk)
+{
+    bool entry;
+    return sc_read_before(r, blk) || sc_freeread_known(r, blk, &entry);
+}
+
 /* Classify one block; b holds its bytes when needs_bytes says so. */
 static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
@@ -133,14 +141,13 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 }
 
 /*
- * Every block is read unless the walks have done both things a read is
- * for: its window was read whole (it can be read) and its class needs no
- * bytes (a data block, or a block whose torn check the walk made), or
- * the helper read it as free space and found no entry in it (freeread.c).  On an
- * image of small files that leaves the free space, where the walks did not
- * go: the blocks the walks read are not read a second time.  Each run of
- * SWEEP_RUN_BYTES reads one span, from its first block that needs a read
- * to its last.
+ * Every block is read unless earlier reads did both things a read is for:
+ * a read has shown it can be read (a window of the walks, or the helper's
+ * read of the free space), and its class needs no bytes (a data block, a
+ * block whose torn check the walk made, a free block the helper found no
+ * entry in).  So no block is read twice, but the rare ones a finding needs
+ * whole.  Each run of SWEEP_RUN_BYTES reads one span, from its first block
+ * that needs a read to its last.
  */
 static bool read_pass(struct scan_result *r)
 {
@@ -164,9 +171,7 @@ static bool read_pass(struct scan_result *r)
             uint64_t blk = start + k;
             /* Block 0 is judged by the superblock pass, but read here too
              * when no window held it, so that a bad sector in it is found. */
-            bool entry;
-            if ((blk != 0 && needs_bytes(r, blk, &r->map[blk])) ||
-                !(sc_read_before(r, blk) || sc_freeread_known(r, blk, &entry))) {
+            if ((blk != 0 && needs_bytes(r, blk, &r->map[blk])) || !read_before(r, blk)) {
                 if (lo == readable)
                     lo = k;
                 hi = k + 1;

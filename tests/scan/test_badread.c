@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "query.h"
 #include "scan.h"
 #include "unit.h"
 
@@ -68,24 +69,6 @@ static struct img make_image(void)
     return m;
 }
 
-static struct scan_result *scan(const char *path)
-{
-    struct scan_result *r = NULL;
-    struct lanyfs_error err;
-    ck_assert_msg(scan_image(path, NULL, &r, &err) == LANYFS_OK, "%s", err.msg);
-    return r;
-}
-
-static const struct scan_entry *by_path(const struct scan_result *r, const char *path)
-{
-    const struct scan_entry *e;
-    size_t n = scan_entries(r, &e);
-    for (size_t i = 0; i < n; i++)
-        if (e[i].path != NULL && strcmp(e[i].path, path) == 0)
-            return &e[i];
-    return NULL;
-}
-
 /* The one BLOCK_UNREADABLE finding, at blk; no other finding above info. */
 static void assert_unreadable_at(const struct scan_result *r, uint64_t blk)
 {
@@ -120,7 +103,7 @@ static void bad_sector(bool in_data, uint32_t off_in_block)
 {
     struct img m = make_image();
     nbad = 0;
-    struct scan_result *h = scan(m.path);
+    struct scan_result *h = scan_path(m.path);
     const struct scan_entry *a = by_path(h, "/a.txt");
     ck_assert_ptr_nonnull(a);
     ck_assert_uint_ge(a->ndata, 1);
@@ -134,7 +117,7 @@ static void bad_sector(bool in_data, uint32_t off_in_block)
     ck_assert_uint_ne(m.free, 0);
     uint64_t blk = in_data ? m.data : m.free;
     bad[nbad++] = (off_t)(blk * m.bs + off_in_block);
-    struct scan_result *r = scan(m.path);
+    struct scan_result *r = scan_path(m.path);
     nbad = 0;
     assert_unreadable_at(r, blk);
     assert_same_but(h, r, blk);
@@ -156,23 +139,13 @@ START_TEST(free_block_sector)
 }
 END_TEST
 
-/* Findings of a code. */
-static size_t count_code(const struct scan_result *r, uint32_t code)
-{
-    const struct scan_finding *f;
-    size_t n = scan_findings(r, &f), c = 0;
-    for (size_t i = 0; i < n; i++)
-        c += f[i].code == code;
-    return c;
-}
-
 START_TEST(block0_late_sector)
 {
     struct img m = make_image();
     nbad = 0;
-    struct scan_result *h = scan(m.path);
+    struct scan_result *h = scan_path(m.path);
     bad[nbad++] = 1024; /* the third sector of the 4 KiB block 0 */
-    struct scan_result *r = scan(m.path);
+    struct scan_result *r = scan_path(m.path);
     nbad = 0;
     assert_unreadable_at(r, 0);
     assert_same_but(h, r, 0);
@@ -188,7 +161,7 @@ START_TEST(block0_first_sector)
 {
     struct img m = make_image();
     bad[nbad++] = 0;
-    struct scan_result *r = scan(m.path);
+    struct scan_result *r = scan_path(m.path);
     nbad = 0;
     ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 1);
     ck_assert_uint_eq(scan_geom(r)->blocksize, 4096);

@@ -21,21 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "query.h"
 #include "scan.h"
 #include "slots.h"
 #include "unit.h"
 #include "writer.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static struct scan_result *scan_path(const char *path)
-{
-    struct scan_result *r = NULL;
-    struct lanyfs_error err;
-    enum lanyfs_err rc = scan_image(path, NULL, &r, &err);
-    ck_assert_msg(rc == LANYFS_OK, "scan of %s failed: %s", path, err.msg);
-    return r;
-}
 
 /* Save the fixture (with its free list unless raw), scan it, remove the file. */
 static struct scan_result *scan_fx(struct fx *fx, bool raw)
@@ -46,25 +38,6 @@ static struct scan_result *scan_fx(struct fx *fx, bool raw)
     unlink(path);
     free(path);
     return r;
-}
-
-static size_t count_code(const struct scan_result *r, uint32_t code)
-{
-    const struct scan_finding *f;
-    size_t n = scan_findings(r, &f), c = 0;
-    for (size_t i = 0; i < n; i++)
-        c += f[i].code == code;
-    return c;
-}
-
-static const struct scan_entry *by_path(const struct scan_result *r, const char *path)
-{
-    const struct scan_entry *e;
-    size_t n = scan_entries(r, &e);
-    for (size_t i = 0; i < n; i++)
-        if (e[i].path != NULL && strcmp(e[i].path, path) == 0)
-            return &e[i];
-    return NULL;
 }
 
 /* Nothing above info; print the offenders. */
