@@ -33,6 +33,7 @@ struct lanyfs_fs {
     struct lanyfs_super sb;                             /* decoded block 0 */
     uint8_t *sb_raw;                                    /* block 0 as read, blocksize bytes */
     unsigned block0_lost;                               /* its sectors that failed (OPEN_BAD0) */
+    bool sb_lost;                                       /* the superblock's own sector failed */
     struct lanyfs_geom geom;                            /* derived geometry */
     uint64_t image_blocks;                              /* whole blocks in the image */
     struct lanyfs_sb_problem problems[LANYFS_SB_PROBLEMS_MAX]; /* from the check */
@@ -77,6 +78,7 @@ enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
     if (rc == LANYFS_E_IO && (flags & LANYFS_OPEN_FORCE) && (flags & LANYFS_OPEN_BAD0)) {
         memset(head, 0, sizeof(head));
         fs->block0_lost = 1;
+        fs->sb_lost = true;
         rc = LANYFS_OK;
     }
     if (rc != LANYFS_OK) {
@@ -119,18 +121,13 @@ enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
     size_t want = fs->geom.blocksize;
     if (want > lanyfs_image_size(img))
         want = (size_t)lanyfs_image_size(img);
-    rc = lanyfs_image_pread(img, 0, fs->sb_raw, want, err);
-    if (rc == LANYFS_E_IO && (flags & LANYFS_OPEN_FORCE) && (flags & LANYFS_OPEN_BAD0)) {
-        /* Sector by sector; those that fail stay zero. */
-        fs->block0_lost = 0;
-        for (size_t off = 0; off < want; off += LANYFS_BLOCKSIZE_MIN) {
-            size_t len = want - off < LANYFS_BLOCKSIZE_MIN ? want - off : LANYFS_BLOCKSIZE_MIN;
-            if (lanyfs_image_pread(img, off, fs->sb_raw + off, len, NULL) != LANYFS_OK) {
-                memset(fs->sb_raw + off, 0, len);
-                fs->block0_lost++;
-            }
-        }
-        rc = LANYFS_OK;
+    if ((flags & LANYFS_OPEN_FORCE) && (flags & LANYFS_OPEN_BAD0)) {
+        /* Sectors that fail stay zero. */
+        size_t lost = 0;
+        rc = lanyfs_image_pread_sectors(img, 0, fs->sb_raw, want, &lost, err);
+        fs->block0_lost = (unsigned)lost;
+    } else {
+        rc = lanyfs_image_pread(img, 0, fs->sb_raw, want, err);
     }
     if (rc != LANYFS_OK)
         goto out_free_fs;
@@ -149,6 +146,11 @@ out_close_image:
 unsigned lanyfs_fs_block0_lost(const struct lanyfs_fs *fs)
 {
     return fs->block0_lost;
+}
+
+bool lanyfs_fs_super_lost(const struct lanyfs_fs *fs)
+{
+    return fs->sb_lost;
 }
 
 void lanyfs_fs_close(struct lanyfs_fs *fs)

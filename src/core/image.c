@@ -147,6 +147,39 @@ enum lanyfs_err lanyfs_image_pread(struct lanyfs_image *img, uint64_t off, void 
     return LANYFS_OK;
 }
 
+enum lanyfs_err lanyfs_image_pread_sectors(struct lanyfs_image *img, uint64_t off, void *buf,
+                                           size_t len, size_t *lost, struct lanyfs_error *err)
+{
+    uint8_t *p = buf;
+    *lost = 0;
+    enum lanyfs_err rc = lanyfs_image_pread(img, off, p, len, err);
+    if (rc != LANYFS_E_IO)
+        return rc;
+    /* A 64 KiB piece at a time, and a piece that fails sector by sector:
+     * a stick with a few bad sectors costs a few thousand reads, not one a
+     * sector over the whole range. */
+    const size_t piece = (size_t)64 << 10, sector = LANYFS_BLOCKSIZE_MIN;
+    for (size_t o = 0; o < len; o += piece) {
+        size_t n = len - o < piece ? len - o : piece;
+        rc = lanyfs_image_pread(img, off + o, p + o, n, err);
+        if (rc == LANYFS_OK)
+            continue;
+        if (rc != LANYFS_E_IO)
+            return rc;
+        for (size_t so = 0; so < n; so += sector) {
+            size_t sn = n - so < sector ? n - so : sector;
+            rc = lanyfs_image_pread(img, off + o + so, p + o + so, sn, NULL);
+            if (rc == LANYFS_E_IO) {
+                memset(p + o + so, 0, sn);
+                (*lost)++;
+            } else if (rc != LANYFS_OK) {
+                return lanyfs_image_pread(img, off + o + so, p + o + so, sn, err);
+            }
+        }
+    }
+    return LANYFS_OK;
+}
+
 enum lanyfs_err lanyfs_image_pwrite(struct lanyfs_image *img, uint64_t off, const void *buf,
                                     size_t len, struct lanyfs_error *err)
 {

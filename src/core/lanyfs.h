@@ -238,6 +238,11 @@ bool lanyfs_image_writable(const struct lanyfs_image *img);
 /* Read exactly len bytes at off; a short read is LANYFS_E_TRUNCATED. */
 enum lanyfs_err lanyfs_image_pread(struct lanyfs_image *img, uint64_t off, void *buf, size_t len,
                                    struct lanyfs_error *err);
+/* The same, but a 512-byte sector that fails with an I/O error reads as
+ * zeros and is counted in *lost; only other failures (truncation, a range
+ * beyond any image) fail the call. */
+enum lanyfs_err lanyfs_image_pread_sectors(struct lanyfs_image *img, uint64_t off, void *buf,
+                                           size_t len, size_t *lost, struct lanyfs_error *err);
 enum lanyfs_err lanyfs_image_pwrite(struct lanyfs_image *img, uint64_t off, const void *buf,
                                     size_t len, struct lanyfs_error *err);
 enum lanyfs_err lanyfs_image_sync(struct lanyfs_image *img, struct lanyfs_error *err);
@@ -273,6 +278,9 @@ enum lanyfs_err lanyfs_fs_open_image(struct lanyfs_image *img, unsigned flags,
 void lanyfs_fs_close(struct lanyfs_fs *fs);
 /* Sectors of block 0 that could not be read (LANYFS_OPEN_BAD0); 0 = none. */
 unsigned lanyfs_fs_block0_lost(const struct lanyfs_fs *fs);
+/* Whether the superblock's own sector (block 0's first) was among them: its
+ * fields are then zeros, not what the disk says. */
+bool lanyfs_fs_super_lost(const struct lanyfs_fs *fs);
 
 const struct lanyfs_super *lanyfs_fs_super(const struct lanyfs_fs *fs);
 const struct lanyfs_geom *lanyfs_fs_geom(const struct lanyfs_fs *fs);

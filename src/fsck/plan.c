@@ -65,6 +65,7 @@ static const struct policy policies[] = {
     {"SB_FORMAT_INTERRUPTED", FSCK_CAT_UNSUPPORTED, false},
     {"SB_ROOT_NOT_DIR", FSCK_CAT_UNSUPPORTED, false},
     {"SB_IMAGE_TAIL", FSCK_CAT_NONE, false},
+    {"SB_UNREADABLE", FSCK_CAT_UNSUPPORTED, false},
     {"TREE_PTR_RANGE", FSCK_CAT_TREE, false},
     {"TREE_PTR_TYPE", FSCK_CAT_TREE, false},
     {"TREE_CYCLE", FSCK_CAT_TREE, false},

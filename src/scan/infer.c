@@ -2,7 +2,8 @@
  * infer.c -- geometry, root and free-list head from the blocks themselves.
  *
  * When block 0 is unusable (bad magic, block size or address length), the
- * scan reads the start of the image (at most INFER_BYTES) and asks, for
+ * scan reads the start of the image (at most INFER_BYTES; sectors that
+ * fail read as zeros) and asks, for
  * every block size 512..4096, how well the blocks hold together:
  *  - entry headers that probe well (probe.c: type, a NUL-terminated name,
  *    valid timestamps, links in range, a zero tail) score, and score again
@@ -244,7 +245,11 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         sc_oom(r);
         goto out;
     }
-    if (lanyfs_image_pread(r->img, 0, buf, s.len, NULL) != LANYFS_OK)
+    /* Sectors that fail read as zeros (the sweep reports them): a bad
+     * sector, often the very one that lost the superblock, must not cost
+     * the whole sample. */
+    size_t lost = 0;
+    if (lanyfs_image_pread_sectors(r->img, 0, buf, s.len, &lost, NULL) != LANYFS_OK)
         s.len = 0;
     s.p = buf;
 

@@ -236,7 +236,9 @@ bool sc_marks_leaks(struct scan_result *r)
         return sc_oom(r);
     if (!r->free_complete && r->sb_usable)
         goto out_ok; /* unknown blocks cannot be told apart from lost free ones */
-    if (!cut_list(r, b, &cut, &cut_first))
+    /* Without a free list (an inferred geometry found no head), leaked
+     * chain blocks are that list's own, not blocks a relink cut off it. */
+    if (r->free_complete && !cut_list(r, b, &cut, &cut_first))
         goto out;
     r->leak_cut = cut;
     r->leak_last_slot = last_slot_leaks(r);

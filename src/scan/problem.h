@@ -126,6 +126,9 @@ enum scan_severity {
       N_("search the blocks for the root directory, or make a new empty one"))                  \
     X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                \
       N_("the image holds {count} blocks past the filesystem's end"), N_("none"))               \
+    X(SB_UNREADABLE, 0x000014, SCAN_SEV_CRITICAL, 0,                                            \
+      N_("the superblock cannot be read: block 0's first sector fails"),                        \
+      N_("infer the geometry from the blocks and write a new superblock"))                      \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

@@ -93,6 +93,7 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
     r->img = lanyfs_fs_image(fs);
     r->opts = opts;
     r->sb = *lanyfs_fs_super(fs);
+    r->sb_lost = lanyfs_fs_super_lost(fs);
     bool ran = run(r);
     sc_prefault_stop(r);
     if (!ran) {
@@ -118,8 +119,8 @@ enum lanyfs_err scan_image(const char *path, const struct scan_opts *opts,
     struct lanyfs_fs *fs = NULL;
     *out = NULL;
     /* A block 0 with sectors that fail still opens: the sweep reports the
-     * block unreadable, and an unreadable first sector leaves a superblock
-     * the scan rejects, so that the geometry is inferred. */
+     * block unreadable, and an unreadable first sector (the superblock's)
+     * is SB_UNREADABLE, with the geometry inferred. */
     enum lanyfs_err rc = lanyfs_fs_open(path, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, err);
     if (rc != LANYFS_OK)
         goto out;
@@ -156,7 +157,7 @@ const struct lanyfs_geom *scan_geom(const struct scan_result *r)
 
 const struct lanyfs_super *scan_super(const struct scan_result *r)
 {
-    return &r->sb;
+    return r->sb_lost ? NULL : &r->sb;
 }
 
 bool scan_geom_inferred(const struct scan_result *r)

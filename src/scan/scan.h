@@ -134,6 +134,7 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
 void scan_result_free(struct scan_result *r);
 
 const struct lanyfs_geom *scan_geom(const struct scan_result *r);
+/* The superblock as read; NULL when its sector could not be read. */
 const struct lanyfs_super *scan_super(const struct scan_result *r);
 /* True when block 0 was unusable and the geometry was inferred. */
 bool scan_geom_inferred(const struct scan_result *r);

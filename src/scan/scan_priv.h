@@ -118,6 +118,7 @@ struct scan_result {
     struct lanyfs_geom g;          /* the geometry the scan reads with; g.blocks = dev_blocks */
     bool inferred;                 /* g was inferred from the blocks */
     bool sb_usable;                /* the superblock's pointers and counts may be believed */
+    bool sb_lost;                  /* its sector could not be read: sb is zeros */
     bool format_interrupted;       /* rootdir = freehead = 0 (SPEC-§9.16) */
     uint64_t image_bytes;          /* size of the image */
     uint64_t image_blocks;         /* whole blocks the image holds */

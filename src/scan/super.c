@@ -2,6 +2,8 @@
  * super.c -- pass 0 of the scan: the superblock (SPEC-§3) and the geometry.
  *
  * Reads the decoded block 0 and reports every field problem, each once:
+ *  - SB_UNREADABLE when the superblock's sector could not be read (its
+ *    fields are zeros, so none is judged; the geometry is inferred);
  *  - SB_BAD_MAGIC (then the geometry is inferred: infer.c), SB_BAD_TYPE,
  *    SB_VERSION (major above 1; the scan goes on with the 1.4 layout);
  *  - SB_BAD_BLOCKSIZE, SB_BAD_ADDRLEN (then the geometry is inferred);
@@ -51,7 +53,13 @@ bool sc_super_pass(struct scan_result *r)
     const char *why = NULL;
 
     r->image_bytes = lanyfs_image_size(r->img);
-    if (sb->magic != LANYFS_MAGIC) {
+    if (r->sb_lost) {
+        /* Zeros, not the disk's fields: one finding, not one per field. */
+        if (!sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_UNREADABLE}, NULL, NULL))
+            return false;
+        infer = true;
+        why = "the superblock cannot be read";
+    } else if (sb->magic != LANYFS_MAGIC) {
         if (!sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_BAD_MAGIC, .value = sb->magic},
                        NULL, NULL))
             return false;

@@ -6,7 +6,9 @@
 # In the style of e2fsprogs' tests/f_*: CASEDIR holds `recipe`, a shell
 # script that builds image.img in the current directory with the tools
 # named by $MKCASE (crafted damage, tests/scan/mkcase.c), $MKFS, $LANYFS
-# and the reference images in $LANYFS_CORPUS, and `expect`, the codes the
+# and the reference images in $LANYFS_CORPUS (and, when the stick has
+# sectors that fail, `bad-sectors`: their numbers, which scancodes then
+# fails to read, see badsectors.c), and `expect`, the codes the
 # scan must report, one a line, sorted (duplicates kept).  The recipe runs
 # in a fresh temporary directory with SOURCE_DATE_EPOCH fixed, so the
 # writers stamp the same times every run.  Exit 0 when the codes match,
@@ -38,6 +40,10 @@ if [ "$rc" -ne 0 ] || [ ! -f image.img ]; then
     echo "recipe failed (status $rc):"
     cat recipe.log
     exit 1
+fi
+if [ -f bad-sectors ]; then
+    LANYFS_TEST_BAD_SECTORS=$(cat bad-sectors)
+    export LANYFS_TEST_BAD_SECTORS
 fi
 if ! "$SCANCODES" image.img > got; then
     echo "scancodes failed"

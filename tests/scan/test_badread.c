@@ -1,10 +1,10 @@
 /*
  * test_badread.c -- the scan on a stick with sectors that cannot be read.
  *
- * Linked with -Wl,--wrap=pread64: every read of the image goes through
- * __wrap_pread64 below, which fails with EIO for any read that covers one
- * of the sectors in bad[], as a failing stick does (a 64 KiB window read
- * fails whole; the block reads around the sector succeed).  The sweep
+ * Linked with badsectors.c and -Wl,--wrap=pread64: every read that covers
+ * one of the sectors a test names fails with EIO, as a failing stick's
+ * does (a 64 KiB window read fails whole; the block reads around the
+ * sector succeed).  The sweep
  * skips blocks the walks read; these tests hold it to reading, and
  * reporting, every block no read has covered:
  *  - a bad sector in a live file's data block, or in the free space:
@@ -12,37 +12,21 @@
  *    block classed as on a healthy read;
  *  - a bad sector in block 0 past the superblock's first sector: the scan
  *    opens, reports block 0 unreadable, and finds the tree as it is;
- *  - block 0's first sector bad: the geometry is inferred from the other
+ *  - block 0's first sector bad: one SB_UNREADABLE and no finding about
+ *    the zeros in its place, the geometry is inferred from the other
  *    blocks (SB_GEOMETRY_INFERRED) and the files are still found.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "badsectors.h"
 #include "fixture.h"
 #include "query.h"
 #include "scan.h"
 #include "unit.h"
-
-#define MAX_BAD 4
-static off_t bad[MAX_BAD]; /* byte offsets of sectors that fail */
-static size_t nbad;
-
-ssize_t __real_pread64(int fd, void *buf, size_t n, off_t off);
-ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off);
-
-ssize_t __wrap_pread64(int fd, void *buf, size_t n, off_t off)
-{
-    for (size_t i = 0; i < nbad; i++)
-        if (bad[i] < off + (off_t)n && bad[i] + 512 > off) {
-            errno = EIO;
-            return -1;
-        }
-    return __real_pread64(fd, buf, n, off);
-}
 
 struct img {
     char *path;
@@ -51,13 +35,13 @@ struct img {
     uint32_t bs;
 };
 
-/* 4 KiB blocks: a directory, three files, free space after them. */
-static struct img make_image(void)
+/* 2^bits-byte blocks: a directory, three files, free space after them. */
+static struct img make_image(unsigned bits)
 {
     struct img m = {.path = u_tmpname()};
     uint8_t data[5 * 4096];
     fx_pattern(data, sizeof(data), 9);
-    struct fx *fx = fx_new(12, 4, 300);
+    struct fx *fx = fx_new(bits, 4, 300);
     ck_assert_ptr_nonnull(fx);
     m.bs = fx_blocksize(fx);
     uint64_t docs = fx_mkdir(fx, fx_root(fx), "docs");
@@ -101,8 +85,8 @@ static void assert_same_but(const struct scan_result *h, const struct scan_resul
  * first data block (in_data) or of the last free block. */
 static void bad_sector(bool in_data, uint32_t off_in_block)
 {
-    struct img m = make_image();
-    nbad = 0;
+    struct img m = make_image(12);
+    badsectors_set(NULL, 0);
     struct scan_result *h = scan_path(m.path);
     const struct scan_entry *a = by_path(h, "/a.txt");
     ck_assert_ptr_nonnull(a);
@@ -116,9 +100,9 @@ static void bad_sector(bool in_data, uint32_t off_in_block)
         }
     ck_assert_uint_ne(m.free, 0);
     uint64_t blk = in_data ? m.data : m.free;
-    bad[nbad++] = (off_t)(blk * m.bs + off_in_block);
+    badsectors_set((uint64_t[]){(blk * m.bs + off_in_block) / 512}, 1);
     struct scan_result *r = scan_path(m.path);
-    nbad = 0;
+    badsectors_set(NULL, 0);
     assert_unreadable_at(r, blk);
     assert_same_but(h, r, blk);
     scan_result_free(r);
@@ -141,12 +125,12 @@ END_TEST
 
 START_TEST(block0_late_sector)
 {
-    struct img m = make_image();
-    nbad = 0;
+    struct img m = make_image(12);
+    badsectors_set(NULL, 0);
     struct scan_result *h = scan_path(m.path);
-    bad[nbad++] = 1024; /* the third sector of the 4 KiB block 0 */
+    badsectors_set((uint64_t[]){2}, 1); /* the third sector of the 4 KiB block 0 */
     struct scan_result *r = scan_path(m.path);
-    nbad = 0;
+    badsectors_set(NULL, 0);
     assert_unreadable_at(r, 0);
     assert_same_but(h, r, 0);
     ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 0);
@@ -159,12 +143,15 @@ END_TEST
 
 START_TEST(block0_first_sector)
 {
-    struct img m = make_image();
-    bad[nbad++] = 0;
+    struct img m = make_image(11); /* not the 4 KiB a failed inference assumes */
+    badsectors_set((uint64_t[]){0}, 1);
     struct scan_result *r = scan_path(m.path);
-    nbad = 0;
+    badsectors_set(NULL, 0);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_UNREADABLE), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_SB_BAD_MAGIC), 0);
+    ck_assert_ptr_null(scan_super(r));
     ck_assert_uint_eq(count_code(r, SCAN_PR_SB_GEOMETRY_INFERRED), 1);
-    ck_assert_uint_eq(scan_geom(r)->blocksize, 4096);
+    ck_assert_uint_eq(scan_geom(r)->blocksize, 2048);
     ck_assert_ptr_nonnull(by_path(r, "/a.txt"));
     ck_assert_ptr_nonnull(by_path(r, "/docs/one.txt"));
     ck_assert_uint_ge(count_code(r, SCAN_PR_BLOCK_UNREADABLE), 1);

@@ -245,6 +245,30 @@ START_TEST(infer_every_geometry)
 }
 END_TEST
 
+/* The magic broken and the free list a loop, so that no chain block is its
+ * head: the inference finds no free list, and the chain blocks it leaves
+ * unlisted are not taken for blocks a driver's relink cut off the list. */
+START_TEST(infer_without_free_head)
+{
+    struct tree t = small(9, 4, 300);
+    ck_assert_uint_ge(fx_freelist(t.fx), 2);
+    struct lanyfs_super sb;
+    fx_super_get(t.fx, &sb);
+    uint64_t last = sb.freehead;
+    for (uint64_t next; (next = lanyfs_get64(fx_block(t.fx, last) + LANYFS_CH_NEXT)) != 0;)
+        last = next;
+    lanyfs_put64(fx_block(t.fx, last) + LANYFS_CH_NEXT, sb.freehead);
+    lanyfs_put32(fx_block(t.fx, 0) + LANYFS_SB_MAGIC, 0);
+    struct scan_result *r = scan_fx(t.fx, true);
+    ck_assert(scan_geom_inferred(r));
+    ck_assert_uint_eq(scan_geom(r)->blocksize, 512);
+    ck_assert_ptr_nonnull(by_path(r, "/b.bin"));
+    ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_FREELIST_CUT), 0);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(corpus_images)
 {
     const char *dir = u_corpus();
@@ -841,6 +865,7 @@ static Suite *make(void)
     tcase_add_test(tc, message_fields);
     tcase_add_test(tc, super_clean_and_fields);
     tcase_add_test(tc, infer_every_geometry);
+    tcase_add_test(tc, infer_without_free_head);
     tcase_add_test(tc, corpus_images);
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
