@@ -240,7 +240,16 @@ static int run(const struct cli_command *self, int argc, char **argv)
     struct lanyfs_fs *fs = NULL;
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
-    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
+    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, &err) != LANYFS_OK) {
+        out_report_error(&rep, NULL, &err);
+        goto out;
+    }
+    /* Zeros in place of the fields are nothing to show. */
+    if (lanyfs_fs_super_lost(fs)) {
+        lanyfs_fail(&err, LANYFS_E_IO, 0,
+                    _("%s: the superblock cannot be read (block 0's first sector fails); "
+                      "lanyfs scan infers the geometry from the other blocks"),
+                    image);
         out_report_error(&rep, NULL, &err);
         goto out;
     }

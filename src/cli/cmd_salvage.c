@@ -335,7 +335,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
     /* The database first: one that cannot be used fails before anything is read. */
     if (!cli_db_open(&rep, dbpath, &db))
         goto out;
-    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
+    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, &err) != LANYFS_OK) {
         out_report_error(&rep, NULL, &err);
         goto out;
     }

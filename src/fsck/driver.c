@@ -431,7 +431,9 @@ static void summarize(struct run *r, const struct scan_result *res, uint64_t fre
         scan_summarize(res, &ss);
         s->files = ss.files;
         s->dirs = ss.dirs;
-        s->blocks = lanyfs_fs_super(r->fs)->blocks;
+        /* An inferred geometry's count when the superblock's is not to be believed. */
+        s->blocks = scan_geom_inferred(res) ? scan_geom(res)->blocks
+                                            : lanyfs_fs_super(r->fs)->blocks;
         s->free = ss.free_listed;
         s->used = s->blocks > s->free ? s->blocks - s->free : 0;
         s->reclaimed = ss.free_listed > free_before ? ss.free_listed - free_before : 0;
@@ -525,7 +527,9 @@ int fsck_run(const struct fsck_opts *o)
     }
     if (!undo_setup(r))
         goto out;
-    unsigned flags = LANYFS_OPEN_FORCE;
+    /* A block 0 with sectors that fail opens too: the scan infers what it
+     * lost, and nothing is written on an inferred geometry (below). */
+    unsigned flags = LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0;
     if (!r->readonly)
         flags |= LANYFS_OPEN_RDWR | LANYFS_OPEN_EXCL;
     struct lanyfs_error err = {0};
@@ -571,6 +575,19 @@ int fsck_run(const struct fsck_opts *o)
          * copy still holds.  Nothing is written, as e2fsck aborts on a
          * device smaller than its filesystem.
          */
+        /*
+         * A geometry inferred from the blocks is not the one the handle
+         * writes with (that comes from block 0), and a repair on it would
+         * write its blocks where the inference did not look.  Nothing is
+         * written until a superblock can be trusted again.
+         */
+        if (scan_geom_inferred(res)) {
+            say(r, _("%s has no superblock that can be used, so its geometry was inferred from "
+                     "the blocks: not repaired, since this version cannot write a new "
+                     "superblock.  Copy the files out with lanyfs salvage."),
+                r->dev_esc);
+            break;
+        }
         if (has_code(res, "SB_TRUNCATED")) {
             say(r, _("%s is shorter than its filesystem: not repaired, since a repair would "
                      "act on a partial view.  Make a whole copy of the device, or copy the "

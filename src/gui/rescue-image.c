@@ -48,7 +48,7 @@ RescueImage *rescue_image_open(RescueData *data, GError **error)
                             _("The scan does not say where its image is or how it is laid out"));
         return NULL;
     }
-    if (lanyfs_fs_open(path, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
+    if (lanyfs_fs_open(path, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, &err) != LANYFS_OK) {
         set_lanyfs_error(error, &err);
         return NULL;
     }

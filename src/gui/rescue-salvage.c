@@ -255,7 +255,7 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     if (cancellable != NULL)
         cancel_id = g_cancellable_connect(cancellable, G_CALLBACK(on_cancelled), &run, NULL);
 
-    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK) {
+    if (lanyfs_fs_open(image, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, &err) != LANYFS_OK) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot open “%s”: %s"), shown,
                     err.msg);
         goto out;
