@@ -153,6 +153,49 @@ bool lanyfs_fs_super_lost(const struct lanyfs_fs *fs)
     return fs->sb_lost;
 }
 
+enum lanyfs_err lanyfs_fs_set_geometry(struct lanyfs_fs *fs, unsigned blockbits, unsigned addrlen,
+                                       uint64_t blocks, struct lanyfs_error *err)
+{
+    struct lanyfs_geom g;
+    enum lanyfs_err rc = lanyfs_geom_init(&g, blockbits, addrlen, blocks, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    uint64_t size = lanyfs_image_size(fs->img);
+    if (size < g.blocksize)
+        return lanyfs_fail(err, LANYFS_E_TRUNCATED, 0,
+                           "%s holds %" PRIu64 " bytes, less than one block of %" PRIu32,
+                           lanyfs_image_path(fs->img), size, g.blocksize);
+    uint8_t *raw = calloc(1, g.blocksize);
+    uint8_t *mem = malloc((size_t)CACHE_SLOTS * g.blocksize);
+    if (raw == NULL || mem == NULL) {
+        free(raw);
+        free(mem);
+        return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    }
+    size_t lost = 0;
+    if ((fs->flags & LANYFS_OPEN_FORCE) && (fs->flags & LANYFS_OPEN_BAD0))
+        rc = lanyfs_image_pread_sectors(fs->img, 0, raw, g.blocksize, &lost, err);
+    else
+        rc = lanyfs_image_pread(fs->img, 0, raw, g.blocksize, err);
+    if (rc != LANYFS_OK) {
+        free(raw);
+        free(mem);
+        return rc;
+    }
+    free(fs->sb_raw);
+    free(fs->cache_mem);
+    fs->sb_raw = raw;
+    fs->cache_mem = mem;
+    fs->block0_lost = (unsigned)lost;
+    for (size_t i = 0; i < CACHE_SLOTS; i++) {
+        fs->cache[i].data = fs->cache_mem + i * g.blocksize;
+        fs->cache[i].valid = false;
+    }
+    fs->geom = g;
+    fs->image_blocks = size >> blockbits;
+    return LANYFS_OK;
+}
+
 void lanyfs_fs_close(struct lanyfs_fs *fs)
 {
     if (fs == NULL)
@@ -274,6 +317,7 @@ enum lanyfs_err lanyfs_fs_write_block(struct lanyfs_fs *fs, uint64_t blk, const 
         if (nsb.magic == LANYFS_MAGIC && nsb.blockbits == fs->geom.blockbits &&
             nsb.addrlen == fs->geom.addrlen) {
             fs->sb = nsb;
+            fs->sb_lost = false;
             fs->geom.blocks = nsb.blocks;
         }
     }

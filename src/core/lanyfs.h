@@ -281,6 +281,15 @@ unsigned lanyfs_fs_block0_lost(const struct lanyfs_fs *fs);
 /* Whether the superblock's own sector (block 0's first) was among them: its
  * fields are then zeros, not what the disk says. */
 bool lanyfs_fs_super_lost(const struct lanyfs_fs *fs);
+/*
+ * Read and write with this geometry instead of the one block 0 gives (a
+ * geometry inferred from the blocks, for writing a new superblock): the
+ * block cache and the copy of block 0 are made anew at the new block size.
+ * The decoded superblock stays as it is until a superblock with this
+ * geometry is written to block 0 (lanyfs_fs_write_super).
+ */
+enum lanyfs_err lanyfs_fs_set_geometry(struct lanyfs_fs *fs, unsigned blockbits, unsigned addrlen,
+                                       uint64_t blocks, struct lanyfs_error *err);
 
 const struct lanyfs_super *lanyfs_fs_super(const struct lanyfs_fs *fs);
 const struct lanyfs_geom *lanyfs_fs_geom(const struct lanyfs_fs *fs);

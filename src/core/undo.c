@@ -276,7 +276,10 @@ static enum lanyfs_err undo_start(struct lanyfs_undo *u)
     size_t want = u->blocksize;
     if (want > u->device_bytes)
         want = (size_t)u->device_bytes;
-    rc = lanyfs_image_pread(img, 0, b0, want, &u->err);
+    /* A sector that cannot be read is recorded as zeros: its bytes are lost
+     * whatever the repair does, and the repair may still be undone. */
+    size_t lost = 0;
+    rc = lanyfs_image_pread_sectors(img, 0, b0, want, &lost, &u->err);
     if (rc != LANYFS_OK)
         goto out;
 
@@ -345,7 +348,9 @@ int lanyfs_undo_hook(void *ctx, uint64_t block, const uint8_t *data)
         put_record_head(p, UR_BLOCK, len);
         lanyfs_put64(p + UR_HEAD, block);
         uint8_t *old = p + UR_HEAD + 8 + LANYFS_SHA256_LEN;
-        u->rc = lanyfs_image_pread(img, block * u->blocksize, old, u->blocksize, &u->err);
+        size_t lost = 0; /* sectors that fail are recorded as zeros, as in undo_start */
+        u->rc = lanyfs_image_pread_sectors(img, block * u->blocksize, old, u->blocksize, &lost,
+                                           &u->err);
         if (u->rc != LANYFS_OK)
             return -1;
         lanyfs_sha256(old, u->blocksize, p + UR_HEAD + 8);

@@ -558,7 +558,7 @@ int fsck_run(const struct fsck_opts *o)
         scan_summarize(res, &ss);
         free_before = ss.free_listed;
     }
-    bool grown = false;
+    bool grown = false, resupered = false;
     for (unsigned round = 1;; round++) {
         r->ctx.ndec = 0;
         if (!present(r, res, round)) {
@@ -578,15 +578,44 @@ int fsck_run(const struct fsck_opts *o)
         /*
          * A geometry inferred from the blocks is not the one the handle
          * writes with (that comes from block 0), and a repair on it would
-         * write its blocks where the inference did not look.  Nothing is
-         * written until a superblock can be trusted again.
+         * write its blocks where the inference did not look.  So the first
+         * write is a new superblock with the inferred geometry, made
+         * through a handle switched to it, and the check starts again over
+         * it; declined, nothing at all is written.
          */
         if (scan_geom_inferred(res)) {
-            say(r, _("%s has no superblock that can be used, so its geometry was inferred from "
-                     "the blocks: not repaired, since this version cannot write a new "
-                     "superblock.  Copy the files out with lanyfs salvage."),
-                r->dev_esc);
-            break;
+            if (resupered || !fsck_allowed(&r->ctx, FSCK_CAT_RESUPER, 0)) {
+                say(r, _("%s has no superblock that can be used, so its geometry was inferred "
+                         "from the blocks: nothing is repaired without a new superblock.  Copy "
+                         "the files out with lanyfs salvage."),
+                    r->dev_esc);
+                break;
+            }
+            resupered = true;
+            struct lanyfs_error serr = {0};
+            enum lanyfs_err src = fsck_super_rebuild(r->fs, res, &r->ctx.now, &serr);
+            if (src == LANYFS_E_NOTFOUND) {
+                say(r, _("%s: no root directory was found, so no superblock can be written.  "
+                         "Copy the files out with lanyfs salvage."),
+                    r->dev_esc);
+                break;
+            }
+            if (src != LANYFS_OK ||
+                lanyfs_image_sync(lanyfs_fs_image(r->fs), &serr) != LANYFS_OK) {
+                fail(r, _("cannot write the superblock: %s"), serr.msg);
+                break;
+            }
+            r->writes++;
+            r->modified = true;
+            const struct lanyfs_super *nsb = lanyfs_fs_super(r->fs);
+            say(r, _("A new superblock is written: %u-byte blocks, %u-byte addresses, %" PRIu64
+                     " blocks, the root directory at block %" PRIu64 "; checking again."),
+                1u << nsb->blockbits, (unsigned)nsb->addrlen, nsb->blocks, nsb->rootdir);
+            scan_result_free(res);
+            res = do_scan(r, 0);
+            if (res == NULL)
+                break;
+            continue;
         }
         if (has_code(res, "SB_TRUNCATED")) {
             say(r, _("%s is shorter than its filesystem: not repaired, since a repair would "

@@ -46,11 +46,11 @@ struct policy {
 };
 
 static const struct policy policies[] = {
-    {"SB_BAD_MAGIC", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_BAD_MAGIC", FSCK_CAT_RESUPER, false},
     {"SB_BAD_TYPE", FSCK_CAT_SUPER, false},
     {"SB_VERSION", FSCK_CAT_NONE, false},
-    {"SB_BAD_BLOCKSIZE", FSCK_CAT_UNSUPPORTED, false},
-    {"SB_BAD_ADDRLEN", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_BAD_BLOCKSIZE", FSCK_CAT_RESUPER, false},
+    {"SB_BAD_ADDRLEN", FSCK_CAT_RESUPER, false},
     {"SB_BLOCKS_SMALL", FSCK_CAT_GROW, false},
     {"SB_TRUNCATED", FSCK_CAT_NONE, false},
     {"SB_BLOCKS_OVER_ADDR", FSCK_CAT_CAP, false},
@@ -61,11 +61,11 @@ static const struct policy policies[] = {
     {"SB_FREEBLOCKS_WRONG", FSCK_CAT_FREELIST, false},
     {"SB_TIME_INVALID", FSCK_CAT_SUPER, false},
     {"SB_LABEL_NO_NUL", FSCK_CAT_NONE, false},
-    {"SB_GEOMETRY_INFERRED", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_GEOMETRY_INFERRED", FSCK_CAT_RESUPER, false},
     {"SB_FORMAT_INTERRUPTED", FSCK_CAT_UNSUPPORTED, false},
     {"SB_ROOT_NOT_DIR", FSCK_CAT_UNSUPPORTED, false},
     {"SB_IMAGE_TAIL", FSCK_CAT_NONE, false},
-    {"SB_UNREADABLE", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_UNREADABLE", FSCK_CAT_RESUPER, false},
     {"TREE_PTR_RANGE", FSCK_CAT_TREE, false},
     {"TREE_PTR_TYPE", FSCK_CAT_TREE, false},
     {"TREE_CYCLE", FSCK_CAT_TREE, false},
@@ -146,7 +146,7 @@ const char *fsck_cat_name(enum fsck_cat c)
 {
     static const char *const names[FSCK_CAT_COUNT] = {
         "none", "unsupported", "superblock", "grow", "cap", "free list",
-        "tree", "time", "file", "clone", "orphan", "undelete",
+        "tree", "time", "file", "clone", "orphan", "undelete", "new superblock",
     };
     return c < FSCK_CAT_COUNT ? names[c] : "?";
 }

@@ -54,6 +54,7 @@ enum fsck_cat {
     FSCK_CAT_CLONE,          /* copies of shared blocks */
     FSCK_CAT_ORPHAN,         /* relink an orphan to /lost+found (per entry) */
     FSCK_CAT_UNDELETE,       /* relink a deleted entry (per entry, --undelete) */
+    FSCK_CAT_RESUPER,        /* a new superblock from the inferred geometry */
     FSCK_CAT_COUNT
 };
 
@@ -293,6 +294,14 @@ enum lanyfs_err fsck_super_write(struct fsck_ctx *c, const struct fsck_freelist 
 /* Set 'blocks' to nblocks (grow or cap); one write. */
 enum lanyfs_err fsck_super_set_blocks(struct lanyfs_fs *fs, uint64_t nblocks,
                                       struct lanyfs_error *err);
+/*
+ * Replace a superblock that cannot be used by one with the geometry, root
+ * and free list the scan inferred (res); one write of block 0, after the
+ * handle is switched to that geometry.  LANYFS_E_NOTFOUND when the scan
+ * found no root directory.
+ */
+enum lanyfs_err fsck_super_rebuild(struct lanyfs_fs *fs, const struct scan_result *res,
+                                   const struct lanyfs_ts *now, struct lanyfs_error *err);
 /* Set 'checked' to now; one write. */
 enum lanyfs_err fsck_super_set_checked(struct lanyfs_fs *fs, const struct lanyfs_ts *now,
                                        struct lanyfs_error *err);

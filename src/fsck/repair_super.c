@@ -15,6 +15,12 @@
  * the old end then show up as leaked, and the free list rebuild takes them
  * in); and 'checked' is set only after the check that follows the repair
  * found the filesystem clean.
+ *
+ * A superblock that cannot be used at all (bad magic, block size or
+ * address length, or a sector that cannot be read) is replaced first, by
+ * fsck_super_rebuild: the geometry, root and free list the scan inferred,
+ * in one write of block 0 made with that geometry.  Everything else is
+ * then checked and repaired over the new superblock, as on any other run.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -79,6 +85,49 @@ enum lanyfs_err fsck_super_set_checked(struct lanyfs_fs *fs, const struct lanyfs
     struct lanyfs_super sb = *lanyfs_fs_super(fs);
     sb.checked = *now;
     return write_sb(fs, &sb, err);
+}
+
+enum lanyfs_err fsck_super_rebuild(struct lanyfs_fs *fs, const struct scan_result *res,
+                                   const struct lanyfs_ts *now, struct lanyfs_error *err)
+{
+    const struct lanyfs_geom *g = scan_geom(res);
+    struct scan_anchors a;
+    scan_get_anchors(res, &a);
+    if (a.rootdir == 0)
+        return lanyfs_fail(err, LANYFS_E_NOTFOUND, 0,
+                           "no root directory was found to write a superblock for");
+    /* What the old superblock said is kept only when it was one (its magic
+     * right, its geometry wrong): otherwise block 0 may hold anything, a
+     * file's data among others (SPEC-§9.8), and its label and times would
+     * be noise. */
+    const struct lanyfs_super *old = scan_super(res);
+    struct lanyfs_super sb;
+    memset(&sb, 0, sizeof(sb));
+    if (old != NULL && old->magic == LANYFS_MAGIC) {
+        sb.wrcnt = old->wrcnt;
+        memcpy(sb.label, old->label, sizeof(sb.label));
+        if (lanyfs_ts_is_valid(&old->created))
+            sb.created = old->created;
+    }
+    sb.type = LANYFS_TYPE_SUPER;
+    sb.magic = LANYFS_MAGIC;
+    sb.major = LANYFS_VERSION_MAJOR;
+    sb.minor = LANYFS_VERSION_MINOR;
+    sb.blockbits = (uint8_t)g->blockbits;
+    sb.addrlen = (uint8_t)g->addrlen;
+    sb.rootdir = a.rootdir;
+    sb.blocks = g->blocks;
+    /* The free list the scan walked, so that what lies in it (deleted
+     * entries among others) stays where it is; the check that follows
+     * repairs the list as usual. */
+    sb.freehead = a.freehead;
+    sb.freetail = a.freetail;
+    sb.freeblocks = a.free_listed;
+    sb.updated = *now;
+    enum lanyfs_err rc = lanyfs_fs_set_geometry(fs, g->blockbits, g->addrlen, g->blocks, err);
+    if (rc == LANYFS_OK)
+        rc = write_sb(fs, &sb, err);
+    return rc;
 }
 
 uint64_t fsck_super_grow_target(struct lanyfs_fs *fs)

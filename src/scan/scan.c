@@ -165,6 +165,14 @@ bool scan_geom_inferred(const struct scan_result *r)
     return r->inferred;
 }
 
+void scan_get_anchors(const struct scan_result *r, struct scan_anchors *out)
+{
+    out->rootdir = r->rootdir;
+    out->freehead = r->freehead;
+    out->freetail = r->freehead != 0 ? r->free_end : 0;
+    out->free_listed = r->free_listed;
+}
+
 uint64_t scan_image_bytes(const struct scan_result *r)
 {
     return r->image_bytes;

@@ -138,6 +138,16 @@ const struct lanyfs_geom *scan_geom(const struct scan_result *r);
 const struct lanyfs_super *scan_super(const struct scan_result *r);
 /* True when block 0 was unusable and the geometry was inferred. */
 bool scan_geom_inferred(const struct scan_result *r);
+
+/* What the scan took as the root directory and the free list, whether the
+ * superblock named them or they were inferred from the blocks. */
+struct scan_anchors {
+    uint64_t rootdir;     /* the root directory's block; 0 = none found */
+    uint64_t freehead;    /* the free list's first chain block; 0 = none */
+    uint64_t freetail;    /* its last chain block, as walked; 0 = none */
+    uint64_t free_listed; /* the blocks it lists */
+};
+void scan_get_anchors(const struct scan_result *r, struct scan_anchors *out);
 uint64_t scan_image_bytes(const struct scan_result *r);
 
 size_t scan_findings(const struct scan_result *r, const struct scan_finding **out);
