@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -26,7 +25,8 @@ void badsectors_set(const uint64_t *sectors, size_t n)
         fprintf(stderr, "badsectors: %zu sectors, at most %d\n", n, BADSECTORS_MAX);
         exit(2);
     }
-    memcpy(bad, sectors, n * sizeof(*bad));
+    for (size_t i = 0; i < n; i++)
+        bad[i] = sectors[i];
     nbad = n;
     loaded = 1;
 }
