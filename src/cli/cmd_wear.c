@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cairo.h>
 
 #include "cli.h"
 #include "scan.h"
@@ -176,7 +175,7 @@ out:
     scan_result_free(res);
     cli_db_close(&rep, db);
     if (png != NULL)
-        cairo_debug_reset_static_data();
+        wear_png_release();
     int status = rep.exit_code;
     out_report_free(&rep);
     return status;

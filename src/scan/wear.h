@@ -233,3 +233,5 @@ void wear_png_layout(const struct wear_report *w, struct wear_png_layout *out);
  */
 enum lanyfs_err wear_write_png(const char *path, const struct wear_report *w, const char *title,
                                struct lanyfs_error *err);
+/* Free cairo's caches after the last image (for leak checkers); harmless when none was drawn. */
+void wear_png_release(void);

@@ -153,6 +153,12 @@ assert (w, h) == (584, 564), (w, h)
 '
 expect 1 --png "$work/no-such-dir/heat.png" w.img
 has err.txt "cannot write the PNG"
+# cairo is loaded only to draw: lanyfs does not link it, so that no other
+# command pays for its libraries at start (wear_png.c).
+checks=$((checks + 1))
+if readelf -d "$lanyfs" | grep NEEDED | grep -q libcairo; then
+    fail "lanyfs links libcairo: $(readelf -d "$lanyfs" | grep NEEDED | grep cairo)"
+fi
 
 # --- --db ---------------------------------------------------------------------------------
 expect 0 --db w.db w.img
