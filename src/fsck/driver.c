@@ -558,7 +558,7 @@ int fsck_run(const struct fsck_opts *o)
         scan_summarize(res, &ss);
         free_before = ss.free_listed;
     }
-    bool grown = false, resupered = false;
+    bool grown = false, resupered = false, rerooted = false;
     for (unsigned round = 1;; round++) {
         r->ctx.ndec = 0;
         if (!present(r, res, round)) {
@@ -623,6 +623,36 @@ int fsck_run(const struct fsck_opts *o)
                      "files out with lanyfs salvage."),
                 r->dev_esc);
             break;
+        }
+        /*
+         * A root the superblock does not name rightly, but which the scan
+         * found by searching the blocks: 'rootdir' is set first, in one
+         * write, since the plan starts from it.  Without a root found,
+         * the finding stays (there is no empty root made in its place).
+         */
+        if (!rerooted && (has_code(res, "SB_ROOTDIR_RANGE") || has_code(res, "SB_ROOT_NOT_DIR")) &&
+            fsck_allowed(&r->ctx, FSCK_CAT_ROOT, 0)) {
+            struct scan_anchors a;
+            scan_get_anchors(res, &a);
+            rerooted = true;
+            if (a.rootdir != 0 && a.rootdir != lanyfs_fs_super(r->fs)->rootdir) {
+                struct lanyfs_error rerr = {0};
+                if (fsck_super_set_root(r->fs, a.rootdir, &rerr) != LANYFS_OK ||
+                    lanyfs_image_sync(lanyfs_fs_image(r->fs), &rerr) != LANYFS_OK) {
+                    fail(r, _("cannot write the superblock: %s"), rerr.msg);
+                    break;
+                }
+                r->writes++;
+                r->modified = true;
+                say(r, _("The root directory is now block %" PRIu64 ", found by searching the "
+                         "blocks; checking again."),
+                    a.rootdir);
+                scan_result_free(res);
+                res = do_scan(r, 0);
+                if (res == NULL)
+                    break;
+                continue;
+            }
         }
         const struct lanyfs_super *sb = lanyfs_fs_super(r->fs);
         uint64_t target = fsck_super_grow_target(r->fs);

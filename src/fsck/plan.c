@@ -54,7 +54,7 @@ static const struct policy policies[] = {
     {"SB_BLOCKS_SMALL", FSCK_CAT_GROW, false},
     {"SB_TRUNCATED", FSCK_CAT_NONE, false},
     {"SB_BLOCKS_OVER_ADDR", FSCK_CAT_CAP, false},
-    {"SB_ROOTDIR_RANGE", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_ROOTDIR_RANGE", FSCK_CAT_ROOT, false},
     {"SB_FREEHEAD_RANGE", FSCK_CAT_FREELIST, false},
     {"SB_FREETAIL_RANGE", FSCK_CAT_FREELIST, false},
     {"SB_BADBLOCKS_RANGE", FSCK_CAT_SUPER, false},
@@ -63,7 +63,7 @@ static const struct policy policies[] = {
     {"SB_LABEL_NO_NUL", FSCK_CAT_NONE, false},
     {"SB_GEOMETRY_INFERRED", FSCK_CAT_RESUPER, false},
     {"SB_FORMAT_INTERRUPTED", FSCK_CAT_UNSUPPORTED, false},
-    {"SB_ROOT_NOT_DIR", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_ROOT_NOT_DIR", FSCK_CAT_ROOT, false},
     {"SB_IMAGE_TAIL", FSCK_CAT_NONE, false},
     {"SB_UNREADABLE", FSCK_CAT_RESUPER, false},
     {"TREE_PTR_RANGE", FSCK_CAT_TREE, false},
@@ -147,6 +147,7 @@ const char *fsck_cat_name(enum fsck_cat c)
     static const char *const names[FSCK_CAT_COUNT] = {
         "none", "unsupported", "superblock", "grow", "cap", "free list",
         "tree", "time", "file", "clone", "orphan", "undelete", "new superblock",
+        "root",
     };
     return c < FSCK_CAT_COUNT ? names[c] : "?";
 }

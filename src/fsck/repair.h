@@ -55,6 +55,7 @@ enum fsck_cat {
     FSCK_CAT_ORPHAN,         /* relink an orphan to /lost+found (per entry) */
     FSCK_CAT_UNDELETE,       /* relink a deleted entry (per entry, --undelete) */
     FSCK_CAT_RESUPER,        /* a new superblock from the inferred geometry */
+    FSCK_CAT_ROOT,           /* 'rootdir' set to the root directory the scan found */
     FSCK_CAT_COUNT
 };
 
@@ -302,6 +303,8 @@ enum lanyfs_err fsck_super_set_blocks(struct lanyfs_fs *fs, uint64_t nblocks,
  */
 enum lanyfs_err fsck_super_rebuild(struct lanyfs_fs *fs, const struct scan_result *res,
                                    const struct lanyfs_ts *now, struct lanyfs_error *err);
+/* Set 'rootdir' to root (a directory the scan found by searching); one write. */
+enum lanyfs_err fsck_super_set_root(struct lanyfs_fs *fs, uint64_t root, struct lanyfs_error *err);
 /* Set 'checked' to now; one write. */
 enum lanyfs_err fsck_super_set_checked(struct lanyfs_fs *fs, const struct lanyfs_ts *now,
                                        struct lanyfs_error *err);

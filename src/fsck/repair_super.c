@@ -9,6 +9,10 @@
  * those fields lie in the first 376 bytes, inside the first sector, so the
  * switch lands whole or not at all.
  *
+ * A 'rootdir' out of range or at a block that is no directory is set to
+ * the root directory the scan found by searching the blocks, in a write
+ * of its own before anything is planned (the plan starts at 'rootdir').
+ *
  * Two changes are single writes of their own: growing (or capping)
  * 'blocks' comes first, before anything else is planned, since the rest of
  * the repair is planned over the new size (the filesystem's blocks past
@@ -76,6 +80,13 @@ enum lanyfs_err fsck_super_set_blocks(struct lanyfs_fs *fs, uint64_t nblocks,
 {
     struct lanyfs_super sb = *lanyfs_fs_super(fs);
     sb.blocks = nblocks;
+    return write_sb(fs, &sb, err);
+}
+
+enum lanyfs_err fsck_super_set_root(struct lanyfs_fs *fs, uint64_t root, struct lanyfs_error *err)
+{
+    struct lanyfs_super sb = *lanyfs_fs_super(fs);
+    sb.rootdir = root;
     return write_sb(fs, &sb, err);
 }
 

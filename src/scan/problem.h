@@ -123,7 +123,7 @@ enum scan_severity {
       N_("format the device again"))                                                            \
     X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                          \
       N_("root directory block {block} has type {value}, not a directory"),                     \
-      N_("search the blocks for the root directory, or make a new empty one"))                  \
+      N_("search the blocks for the root directory"))                                           \
     X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                \
       N_("the image holds {count} blocks past the filesystem's end"), N_("none"))               \
     X(SB_UNREADABLE, 0x000014, SCAN_SEV_CRITICAL, 0,                                            \
