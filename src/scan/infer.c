@@ -12,6 +12,9 @@
  *  - chain headers score for a next pointer that lands on a chain header;
  *  - the formatter's layout (root "LANYFSROOT" at 1, chain block at 2)
  *    scores, and the superblock's own value breaks a tie.
+ * A block size whose block 1 holds the formatter's root directory wins
+ * over the scores, the root created last when several do: a stick
+ * formatted again keeps the earlier format's tree beside the new one.
  * At the winning block size, every address length 1..8 is scored over the
  * chain blocks and over the extenders files point to: slots in range and
  * distinct score, ascending runs like the formatter's score double, slots
@@ -50,6 +53,38 @@ static bool chain_header(const uint8_t *b)
 {
     return (b[0] == LANYFS_TYPE_CHAIN || b[0] == LANYFS_TYPE_EXT) &&
            sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT);
+}
+
+static bool named_root(const struct lanyfs_entry *e)
+{
+    return lanyfs_entry_is_dir(e) && e->name_len == strlen(LANYFS_ROOT_NAME) &&
+           memcmp(e->name, LANYFS_ROOT_NAME, e->name_len) == 0;
+}
+
+/*
+ * The formatter's root directory at block 1 of this block size, and when it
+ * was created (seconds and nanoseconds; an invalid time counts as the
+ * oldest).
+ */
+static bool formatter_root(const struct sample *s, unsigned bits, uint64_t n, int64_t *sec,
+                           uint32_t *nsec)
+{
+    struct lanyfs_geom g;
+    struct lanyfs_entry e;
+    const uint8_t *b = blk_at(s, bits, 1);
+    if (b == NULL || lanyfs_geom_init(&g, bits, 8, n, NULL) != LANYFS_OK ||
+        !sc_probe_entry(&g, n, b, &e) || !named_root(&e))
+        return false;
+    time_t t;
+    if (lanyfs_ts_is_valid(&e.created) && !lanyfs_ts_is_unset(&e.created) &&
+        lanyfs_ts_to_time(&e.created, &t)) {
+        *sec = (int64_t)t;
+        *nsec = e.created.nsec;
+    } else {
+        *sec = INT64_MIN;
+        *nsec = 0;
+    }
+    return true;
 }
 
 static uint64_t score_bits(const struct sample *s, unsigned bits, uint64_t n)
@@ -223,12 +258,6 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
     return best;
 }
 
-static bool named_root(const struct lanyfs_entry *e)
-{
-    return lanyfs_entry_is_dir(e) && e->name_len == strlen(LANYFS_ROOT_NAME) &&
-           memcmp(e->name, LANYFS_ROOT_NAME, e->name_len) == 0;
-}
-
 bool sc_infer_geometry(struct scan_result *r, const char *why)
 {
     struct sample s = {NULL, 0};
@@ -253,8 +282,20 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         s.len = 0;
     s.p = buf;
 
-    unsigned bits = 0;
-    uint64_t best = 0;
+    /*
+     * A stick formatted again with another block size keeps the earlier
+     * format's blocks wherever the new one has not written yet (the
+     * formatter writes only block 0, the root at 1 and its chain blocks),
+     * the earlier root among them, and the earlier tree may hold far more
+     * entries than the new one.  So a block size whose block 1 holds the
+     * formatter's root directory wins over one whose block 1 does not, and
+     * among those the root created last, the newest format, wins, whatever
+     * the entry counts say.
+     */
+    unsigned bits = 0, rooted = 0, outscored = 0;
+    uint64_t best = 0, best_rooted = 0;
+    int64_t root_sec = 0;
+    uint32_t root_nsec = 0;
     for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
         uint64_t n = r->image_bytes >> b;
         if (n < 2)
@@ -264,6 +305,20 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
             best = sc;
             bits = b;
         }
+        int64_t sec;
+        uint32_t nsec;
+        if (formatter_root(&s, b, n, &sec, &nsec) &&
+            (rooted == 0 || sec > root_sec || (sec == root_sec && nsec > root_nsec) ||
+             (sec == root_sec && nsec == root_nsec && sc > best_rooted))) {
+            rooted = b;
+            best_rooted = sc;
+            root_sec = sec;
+            root_nsec = nsec;
+        }
+    }
+    if (rooted != 0 && rooted != bits) {
+        outscored = bits;
+        bits = rooted;
     }
     bool bits_inferred = bits != 0;
     if (bits == 0)
@@ -298,7 +353,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     r->freehead = infer_freehead(&s, &r->g, r->dev_blocks);
     r->free_complete = r->freehead != 0;
 
-    char text[400];
+    char text[640];
     int len = snprintf(text, sizeof(text),
                        "%s; block size %" PRIu32 " (%s), address length %u (%s)", why,
                        r->g.blocksize,
@@ -317,8 +372,14 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
             l += (size_t)snprintf(text + l, sizeof(text) - l, ", root directory at block %" PRIu64,
                                   r->rootdir);
         if (l < sizeof(text) && r->freehead)
-            snprintf(text + l, sizeof(text) - l, ", free list from chain block %" PRIu64,
-                     r->freehead);
+            l += (size_t)snprintf(text + l, sizeof(text) - l,
+                                  ", free list from chain block %" PRIu64, r->freehead);
+        if (l < sizeof(text) && outscored)
+            snprintf(text + l, sizeof(text) - l,
+                     "; the blocks hold more entries at %" PRIu32 " bytes, an earlier "
+                     "format's: the root directory created last is block 1 at %" PRIu32
+                     " bytes",
+                     (uint32_t)1 << outscored, r->g.blocksize);
     }
     ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",
                    text);
