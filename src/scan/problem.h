@@ -230,6 +230,10 @@ enum scan_severity {
       N_("none (undelete on request)"))                                                         \
     X(BLOCK_UNREADABLE, 0x040005, SCAN_SEV_ERROR, SCAN_PF_NO_REPAIR,                            \
       N_("block {block} cannot be read: {text}"), N_("none: copy the device and retry"))        \
+    X(DELETED_BEFORE_FORMAT, 0x040006, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                        \
+      N_("deleted {text} '{path}' at block {block} was created before this filesystem: "       \
+         "a leftover of an earlier format, its data map perhaps in another block size"),        \
+      N_("none (undelete with care)"))                                                          \
     /* ---- pass 5: write counters and torn writes ---- */                                      \
     X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                        \
       N_("chain block {block}: counter {value} is lower than its {count} slot changes allow"),  \

@@ -34,6 +34,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scan_priv.h"
 
@@ -454,6 +455,32 @@ out:
     return ok;
 }
 
+/* A timestamp as seconds, false when unset or invalid. */
+static bool ts_seconds(const struct lanyfs_ts *ts, time_t *t)
+{
+    return !lanyfs_ts_is_unset(ts) && lanyfs_ts_is_valid(ts) && lanyfs_ts_to_time(ts, t);
+}
+
+/*
+ * When this filesystem was made: the earlier of the superblock's creation
+ * time (when its magic is right) and its root directory's, which the
+ * formatter stamps alike; false when neither is known.  An entry created
+ * before it is a leftover of an earlier format (a stick formatted again
+ * keeps the earlier tree wherever the new one has not written yet).
+ */
+static bool format_time(struct scan_result *r, time_t *t)
+{
+    time_t s, d;
+    bool have_s = r->sb.magic == LANYFS_MAGIC && ts_seconds(&r->sb.created, &s);
+    struct scan_block *c = r->rootdir ? sc_cell(r, r->rootdir) : NULL;
+    struct scan_entry *root = c != NULL && c->cls == SCAN_BLK_DIR ? sc_entry(r, c->owner) : NULL;
+    bool have_d = root != NULL && root->block == r->rootdir && ts_seconds(&root->e.created, &d);
+    if (!have_s && !have_d)
+        return false;
+    *t = !have_d || (have_s && s < d) ? s : d;
+    return true;
+}
+
 bool sc_sweep_pass(struct scan_result *r)
 {
     uint8_t *b = NULL;
@@ -467,6 +494,8 @@ bool sc_sweep_pass(struct scan_result *r)
     }
     if (!cut_lists(r, b))
         goto out;
+    time_t made = 0, born;
+    bool made_known = format_time(r, &made);
     for (size_t i = 0; i < r->nentries; i++) {
         if (r->entries[i].state != SCAN_ENTRY_DELETED)
             continue;
@@ -477,6 +506,12 @@ bool sc_sweep_pass(struct scan_result *r)
                        &(struct scan_finding){.code = SCAN_PR_DELETED_ENTRY, .entry = x->id,
                                               .block = x->block, .count = x->blocks_intact,
                                               .count2 = x->blocks_needed},
+                       x->path, "%s", sc_kind_name(&x->e)))
+            goto out;
+        if (made_known && ts_seconds(&x->e.created, &born) && born < made &&
+            !sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_DELETED_BEFORE_FORMAT,
+                                              .entry = x->id, .block = x->block},
                        x->path, "%s", sc_kind_name(&x->e)))
             goto out;
     }
