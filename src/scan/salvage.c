@@ -1158,6 +1158,7 @@ struct sv {
     uint8_t *planned;      /* per entry id: 1 when a job copies it */
     uint32_t *ddir;        /* per deleted entry id: its directory entry, 0 = unknown */
     uint8_t *legal_holes;  /* per entry id: FILE_HOLES without a broken map */
+    uint8_t *earlier;      /* per entry id: DELETED_BEFORE_FORMAT, an earlier format's */
     uint8_t *used;         /* bitmap: blocks this run copied as file data */
 
     uint32_t *path_dir;    /* the output path open now, top first (SV_DEPTH_MAX cells) */
@@ -2549,6 +2550,13 @@ static void copy_entry(struct sv *s, struct sv_job *j)
     if (capped)
         note_add(&note, "size %" PRIu64 " is more than the device holds; cut at %" PRIu64,
                  x->e.size, length);
+    /* An earlier format's map may be read in the wrong block size: no copy
+     * of it is vouched for as exact. */
+    if (s->earlier[x->id]) {
+        note_add(&note, "created before this filesystem: an earlier format's file, its data "
+                        "map perhaps written for another block size");
+        it.status = SALVAGE_PARTIAL;
+    }
     uint64_t nshared = range_total(&it.shared);
     if (nshared > 0)
         note_add(&note, "%" PRIu64 " %s also claimed by another owner", nshared,
@@ -3026,6 +3034,7 @@ static void sv_free(struct sv *s)
     free(s->planned);
     free(s->ddir);
     free(s->legal_holes);
+    free(s->earlier);
     free(s->used);
     free(s->buf);
     free(s->head);
@@ -3037,7 +3046,9 @@ static void sv_free(struct sv *s)
  * Entries whose holes are a sparse file's: FILE_HOLES, and no finding that
  * the map is broken (FILE_SIZE_UNMAPPED, or an error of the file pass).
  * The format cannot tell a slot a truncation left empty from one a crash
- * emptied; both read as zeros, and the copy lists them as holes.
+ * emptied; both read as zeros, and the copy lists them as holes.  Also
+ * the deleted entries of an earlier format (DELETED_BEFORE_FORMAT), whose
+ * copies say so.
  */
 static void find_legal_holes(struct sv *s)
 {
@@ -3054,6 +3065,9 @@ static void find_legal_holes(struct sv *s)
         if (broken && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->legal_holes[f[i].entry] = 0;
     }
+    for (size_t i = 0; i < n; i++)
+        if (f[i].code == SCAN_PR_DELETED_BEFORE_FORMAT && f[i].entry >= 1 && f[i].entry <= s->nents)
+            s->earlier[f[i].entry] = 1;
 }
 
 /*
@@ -3213,6 +3227,7 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     s.dir_of = malloc((s.nents + 1) * sizeof(*s.dir_of));
     s.planned = calloc(s.nents + 1, 1);
     s.legal_holes = calloc(s.nents + 1, 1);
+    s.earlier = calloc(s.nents + 1, 1);
     s.used = calloc((size_t)(s.nblocks / 8 + 1), 1);
     s.buf = malloc(SV_RUN_BYTES);
     s.head = malloc(SV_HEAD_BYTES);
@@ -3221,7 +3236,7 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     s.chain = malloc(SV_DEPTH_MAX * sizeof(*s.chain));
     struct view v = view_of(scan);
     s.ddir = deleted_dirs(&v);
-    if (s.dirs == NULL || s.dir_of == NULL || s.planned == NULL || s.legal_holes == NULL ||
+    if (s.dirs == NULL || s.dir_of == NULL || s.planned == NULL || s.legal_holes == NULL || s.earlier == NULL ||
         s.used == NULL || s.buf == NULL || s.head == NULL || s.ddir == NULL ||
         s.path_dir == NULL || s.path_fd == NULL || s.chain == NULL) {
         rc = lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");

@@ -233,6 +233,22 @@ check '[ "$(col d3 files/hello.txt status)" = unrecoverable ] && [ "$(stat -c %s
     "no map: $(col d3 files/hello.txt status)"
 check 'grep -q "^Files: *2 exact, 1 partial, 1 unrecoverable" out.txt' "summary: $(cat out.txt)"
 
+# ---- a stick formatted again: the earlier format's files are no exact copies ------
+# 4 KiB blocks with files, then 512-byte blocks a year later with one file: the
+# earlier entries lie in the new free list, their maps in the earlier block
+# size; salvage --deleted copies them, but partial and noted, never "exact".
+"$mkfs" -b 4096 --size 1M ref.img >/dev/null
+mkdir refold
+for i in 1 2 3 4 5; do head -c $((i * 3000)) /dev/urandom >refold/o$i.bin; done
+SOURCE_DATE_EPOCH=1600000000 "$lanyfs" put -r ref.img refold /old
+SOURCE_DATE_EPOCH=1631536000 "$mkfs" -b 512 ref.img >/dev/null
+SOURCE_DATE_EPOCH=1631536000 "$lanyfs" put ref.img host/hello.txt /hello.txt
+expect 9 salvage --deleted ref.img r1
+check '[ "$(col r1 deleted/o5.bin status)" = partial ] && col r1 deleted/o5.bin note | grep -q "before this filesystem"' \
+    "an earlier format's file: $(col r1 deleted/o5.bin status), $(col r1 deleted/o5.bin note)"
+check '[ "$(grep -c "before this filesystem" r1/manifest.csv)" = 5 ] && cmp -s host/hello.txt r1/files/hello.txt' \
+    "the earlier format's 5 files: $(cut -d, -f1-4 r1/manifest.csv | tr "\\n" " ")"
+
 # ---- versions: one path written three times ---------------------------------------
 "$mkfs" -b 1024 -a 32 --size 256K ver.img >/dev/null
 printf 'first\n' >v1; printf 'second, longer\n' >v2; printf 'third and last\n' >v3
