@@ -625,28 +625,40 @@ int fsck_run(const struct fsck_opts *o)
             break;
         }
         /*
-         * A root the superblock does not name rightly, but which the scan
-         * found by searching the blocks: 'rootdir' is set first, in one
-         * write, since the plan starts from it.  Without a root found,
-         * the finding stays (there is no empty root made in its place).
+         * A root the superblock does not name rightly: 'rootdir' is set
+         * first, since the plan starts from it, to the formatter's root
+         * the scan found by searching the blocks, or else to a new, empty
+         * root (repair_root.c); the next round moves what nothing reaches
+         * to /lost+found.
          */
         if (!rerooted && (has_code(res, "SB_ROOTDIR_RANGE") || has_code(res, "SB_ROOT_NOT_DIR")) &&
             fsck_allowed(&r->ctx, FSCK_CAT_ROOT, 0)) {
             struct scan_anchors a;
             scan_get_anchors(res, &a);
             rerooted = true;
-            if (a.rootdir != 0 && a.rootdir != lanyfs_fs_super(r->fs)->rootdir) {
+            bool found = a.rootdir != 0 && fsck_root_is_formatters(res, a.rootdir);
+            uint64_t old_root = lanyfs_fs_super(r->fs)->rootdir;
+            if (!found || a.rootdir != old_root) {
                 struct lanyfs_error rerr = {0};
-                if (fsck_super_set_root(r->fs, a.rootdir, &rerr) != LANYFS_OK ||
-                    lanyfs_image_sync(lanyfs_fs_image(r->fs), &rerr) != LANYFS_OK) {
-                    fail(r, _("cannot write the superblock: %s"), rerr.msg);
+                uint64_t root = a.rootdir;
+                enum lanyfs_err rrc = found ? fsck_super_set_root(r->fs, root, &rerr)
+                                            : fsck_root_make(r->fs, res, &r->ctx.now, &root, &rerr);
+                if (rrc == LANYFS_OK)
+                    rrc = lanyfs_image_sync(lanyfs_fs_image(r->fs), &rerr);
+                if (rrc != LANYFS_OK) {
+                    fail(r, _("cannot write the root directory: %s"), rerr.msg);
                     break;
                 }
-                r->writes++;
+                r->writes += found || root == old_root ? 1 : 2;
                 r->modified = true;
-                say(r, _("The root directory is now block %" PRIu64 ", found by searching the "
-                         "blocks; checking again."),
-                    a.rootdir);
+                if (found)
+                    say(r, _("The root directory is now block %" PRIu64 ", found by searching the "
+                             "blocks; checking again."),
+                        root);
+                else
+                    say(r, _("No root directory was found: a new, empty one is made at block "
+                             "%" PRIu64 "; checking again."),
+                        root);
                 scan_result_free(res);
                 res = do_scan(r, 0);
                 if (res == NULL)

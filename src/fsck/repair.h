@@ -305,6 +305,17 @@ enum lanyfs_err fsck_super_rebuild(struct lanyfs_fs *fs, const struct scan_resul
                                    const struct lanyfs_ts *now, struct lanyfs_error *err);
 /* Set 'rootdir' to root (a directory the scan found by searching); one write. */
 enum lanyfs_err fsck_super_set_root(struct lanyfs_fs *fs, uint64_t root, struct lanyfs_error *err);
+/* The scan's entry at blk is a directory named LANYFSROOT (repair_root.c). */
+bool fsck_root_is_formatters(const struct scan_result *res, uint64_t blk);
+/*
+ * Write a new, empty root directory (created at now) and point 'rootdir'
+ * at it: the old root's block when nothing owns it, else a free block no
+ * deleted entry's map names; *blk gets the block.  LANYFS_E_NOSPC when
+ * there is none.
+ */
+enum lanyfs_err fsck_root_make(struct lanyfs_fs *fs, const struct scan_result *res,
+                               const struct lanyfs_ts *now, uint64_t *blk,
+                               struct lanyfs_error *err);
 /* Set 'checked' to now; one write. */
 enum lanyfs_err fsck_super_set_checked(struct lanyfs_fs *fs, const struct lanyfs_ts *now,
                                        struct lanyfs_error *err);

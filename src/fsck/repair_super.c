@@ -9,9 +9,9 @@
  * those fields lie in the first 376 bytes, inside the first sector, so the
  * switch lands whole or not at all.
  *
- * A 'rootdir' out of range or at a block that is no directory is set to
- * the root directory the scan found by searching the blocks, in a write
- * of its own before anything is planned (the plan starts at 'rootdir').
+ * A 'rootdir' out of range or at a block that is no directory is set, in
+ * a write of its own before anything is planned (the plan starts at
+ * 'rootdir'), to the root repair_root.c finds or makes.
  *
  * Two changes are single writes of their own: growing (or capping)
  * 'blocks' comes first, before anything else is planned, since the rest of

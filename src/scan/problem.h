@@ -97,7 +97,7 @@ enum scan_severity {
       N_("cap 'blocks' at what the addresses reach"))                                           \
     X(SB_ROOTDIR_RANGE, 0x000009, SCAN_SEV_CRITICAL, 0,                                         \
       N_("superblock field 'rootdir' is {value}, outside the device"),                          \
-      N_("search the blocks for the root directory"))                                           \
+      N_("search the blocks for the root directory, or make a new empty one"))                  \
     X(SB_FREEHEAD_RANGE, 0x00000a, SCAN_SEV_ERROR, 0,                                           \
       N_("superblock field 'freehead' is {value}, outside the device"),                         \
       N_("rebuild the free list"))                                                              \
@@ -123,7 +123,7 @@ enum scan_severity {
       N_("format the device again"))                                                            \
     X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                          \
       N_("root directory block {block} has type {value}, not a directory"),                     \
-      N_("search the blocks for the root directory"))                                           \
+      N_("search the blocks for the root directory, or make a new empty one"))                  \
     X(SB_IMAGE_TAIL, 0x000013, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                                \
       N_("the image holds {count} blocks past the filesystem's end"), N_("none"))               \
     X(SB_UNREADABLE, 0x000014, SCAN_SEV_CRITICAL, 0,                                            \
