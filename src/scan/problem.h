@@ -129,6 +129,10 @@ enum scan_severity {
     X(SB_UNREADABLE, 0x000014, SCAN_SEV_CRITICAL, 0,                                            \
       N_("the superblock cannot be read: block 0's first sector fails"),                        \
       N_("infer the geometry from the blocks and write a new superblock"))                      \
+    X(SB_ROOT_SEARCHED, 0x000015, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                             \
+      N_("the root directory is taken to be block {block} ('{path}'), found by searching "     \
+         "the blocks: {text}"),                                                                 \
+      N_("none (the superblock's finding says what is repaired)"))                             \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

@@ -240,11 +240,34 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
     return push(r, s, child);
 }
 
+/*
+ * The root the scan took by searching the blocks (SB_ROOT_SEARCHED): the
+ * formatter's LANYFSROOT, or, when none is left, the unlinked directory
+ * with the most entries below it, which may well be a former subdirectory
+ * whose files now show at '/'.
+ */
+static bool report_searched_root(struct scan_result *r, uint64_t root,
+                                 const struct lanyfs_entry *e)
+{
+    char path[2 + sizeof(e->name)];
+    size_t len = e->name_len < sizeof(e->name) ? e->name_len : sizeof(e->name);
+    path[0] = '/';
+    memcpy(path + 1, e->name, len);
+    path[1 + len] = '\0';
+    bool named = len == strlen(LANYFS_ROOT_NAME) && memcmp(e->name, LANYFS_ROOT_NAME, len) == 0;
+    return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_ROOT_SEARCHED, .block = root},
+                     path, "%s",
+                     named ? "the formatter's root directory"
+                           : "no LANYFSROOT is left; the unlinked directory with the most entries "
+                             "below it, perhaps a former subdirectory");
+}
+
 static bool start_root(struct scan_result *r, struct tstack *s, uint8_t *b)
 {
     struct lanyfs_error err;
     struct lanyfs_entry e;
     uint64_t root = r->rootdir;
+    bool searched = root == 0;
     if (root == 0)
         root = sc_find_root(r, 0);
     if (root == 0 || sc_stopped(r))
@@ -272,7 +295,10 @@ static bool start_root(struct scan_result *r, struct tstack *s, uint8_t *b)
         if (alt == 0)
             return !sc_stopped(r);
         root = alt;
+        searched = true;
     }
+    if (searched && !report_searched_root(r, root, &e))
+        return false;
     r->rootdir = root;
     uint32_t id = sc_entry_add(r, root, &e, SCAN_ENTRY_LIVE, 0, NULL);
     if (id == 0)
