@@ -1159,6 +1159,7 @@ struct sv {
     uint32_t *ddir;        /* per deleted entry id: its directory entry, 0 = unknown */
     uint8_t *legal_holes;  /* per entry id: FILE_HOLES without a broken map */
     uint8_t *earlier;      /* per entry id: DELETED_BEFORE_FORMAT, an earlier format's */
+    bool root_named;       /* the root is a directory the scan's search took, not LANYFSROOT */
     uint8_t *used;         /* bitmap: blocks this run copied as file data */
 
     uint32_t *path_dir;    /* the output path open now, top first (SV_DEPTH_MAX cells) */
@@ -1362,9 +1363,23 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
             break;
         }
         if (st == SCAN_ENTRY_LIVE && c->parent == 0) {
-            uint32_t f = top_dir(s, &s->d_files, "files", cur);
+            uint32_t f = top_dir(s, &s->d_files, "files", s->root_named ? 0 : cur);
             if (f == SV_NO_DIR)
                 goto out;
+            /* A root the search took that is no LANYFSROOT is most likely a
+             * former subdirectory: it keeps its name, files/NAME/. */
+            if (s->root_named) {
+                char *esc = salvage_escape_name(c->e.name, name_len(&c->e));
+                char *n = esc != NULL ? take_name(s, f, esc, "") : NULL;
+                free(esc);
+                if (n == NULL) {
+                    s->oom = true;
+                    goto out;
+                }
+                f = dir_add(s, f, n, cur);
+                if (f == SV_NO_DIR)
+                    goto out;
+            }
             s->dir_of[cur] = f;
             base = f;
             break;
@@ -3048,7 +3063,8 @@ static void sv_free(struct sv *s)
  * The format cannot tell a slot a truncation left empty from one a crash
  * emptied; both read as zeros, and the copy lists them as holes.  Also
  * the deleted entries of an earlier format (DELETED_BEFORE_FORMAT), whose
- * copies say so.
+ * copies say so, and a root the scan's search took that is no LANYFSROOT
+ * (SB_ROOT_SEARCHED), which keeps its name under files/.
  */
 static void find_legal_holes(struct sv *s)
 {
@@ -3065,9 +3081,13 @@ static void find_legal_holes(struct sv *s)
         if (broken && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->legal_holes[f[i].entry] = 0;
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (f[i].code == SCAN_PR_DELETED_BEFORE_FORMAT && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->earlier[f[i].entry] = 1;
+        if (f[i].code == SCAN_PR_SB_ROOT_SEARCHED && f[i].path != NULL &&
+            strcmp(f[i].path, "/" LANYFS_ROOT_NAME) != 0)
+            s->root_named = true;
+    }
 }
 
 /*

@@ -249,6 +249,16 @@ check '[ "$(col r1 deleted/o5.bin status)" = partial ] && col r1 deleted/o5.bin 
 check '[ "$(grep -c "before this filesystem" r1/manifest.csv)" = 5 ] && cmp -s host/hello.txt r1/files/hello.txt' \
     "the earlier format's 5 files: $(cut -d, -f1-4 r1/manifest.csv | tr "\\n" " ")"
 
+# ---- the root's block lost: the directory the search takes keeps its name ---------
+"$mkfs" -b 1024 -a 32 --size 256K nr.img >/dev/null
+"$lanyfs" mkdir nr.img /d
+"$lanyfs" put nr.img host/hello.txt /d/x
+"$lanyfs" put nr.img host/hello.txt /y
+dd if=/dev/zero of=nr.img bs=1024 seek=1 count=1 conv=notrunc 2>/dev/null
+expect 0 salvage --orphans nr.img nr1
+check 'cmp -s host/hello.txt nr1/files/d/x && [ ! -e nr1/files/x ] && cmp -s host/hello.txt nr1/orphans/y' \
+    "a root found by search that is no LANYFSROOT: $(find nr1 -type f | sort | paste -sd' ')"
+
 # ---- versions: one path written three times ---------------------------------------
 "$mkfs" -b 1024 -a 32 --size 256K ver.img >/dev/null
 printf 'first\n' >v1; printf 'second, longer\n' >v2; printf 'third and last\n' >v3
