@@ -23,6 +23,31 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
+/* "BLOCKSIZE:ADDRLEN", e.g. "2048:2". */
+bool cli_parse_geometry(const char *s, unsigned *bits, unsigned *addrlen)
+{
+    const char *colon = strchr(s, ':');
+    if (colon == NULL)
+        return false;
+    char head[16];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof(head))
+        return false;
+    memcpy(head, s, n);
+    head[n] = '\0';
+    uint64_t bs, al;
+    if (!cli_parse_u64(head, &bs) || !cli_parse_u64(colon + 1, &al))
+        return false;
+    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
+        if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
+            *bits = b;
+            *addrlen = (unsigned)al;
+            return true;
+        }
+    }
+    return false;
+}
+
 void cli_print_exit_codes(FILE *out)
 {
     fputs(_("Exit status:\n"

@@ -267,12 +267,13 @@ static int run(const struct cli_command *self, int argc, char **argv)
         {"db", required_argument, NULL, 'd'},
         {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},
+        {"geometry", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *dbpath = NULL;
     bool json = false, quiet = false;
-    unsigned flags = 0;
+    unsigned flags = 0, gbits = 0, gaddr = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "afqh", opts, NULL)) != -1) {
@@ -297,6 +298,12 @@ static int run(const struct cli_command *self, int argc, char **argv)
             break;
         case 'd':
             dbpath = optarg;
+            break;
+        case 'g':
+            if (!cli_parse_geometry(optarg, &gbits, &gaddr))
+                return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
+                                         "block size 512..4096 and 1..8 address bytes, not '%s'"),
+                                       optarg);
             break;
         case 'j':
             json = true;
@@ -349,7 +356,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     interrupted = 0;
     catch_signals(old_sig, false);
     struct scan_opts so = {.progress = cli_bar_on_scan, .progress_ctx = &bar,
-                           .cancel = &interrupted};
+                           .cancel = &interrupted,
+                           .blocksize = gbits ? (uint32_t)1 << gbits : 0, .addrlen = gaddr};
     enum lanyfs_err src = scan_fs(fs, &so, &scan, &err);
     if (src != LANYFS_OK) {
         catch_signals(old_sig, true);
@@ -424,7 +432,7 @@ out:
 const struct cli_command cmd_salvage = {
     "salvage",
     N_("[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
-       "[--quiet] IMAGE OUTDIR [PATH...]"),
+       "[--quiet] [--geometry BS:AL] IMAGE OUTDIR [PATH...]"),
     N_("Copy files out of a damaged image into a folder."),
     "Options:\n"
     "  --deleted   also deleted files whose blocks were not handed out again (deleted/)\n"
@@ -436,6 +444,9 @@ const struct cli_command cmd_salvage = {
     "  --db FILE   add the scan and the salvage to the SQLite database FILE\n"
     "  --json      write one JSON document instead of text\n"
     "  -q, --quiet print only the files that did not come out exact\n"
+    "  --geometry BS:AL  read the image with block size BS and address length AL\n"
+    "              whatever block 0 says: an earlier format's files on a stick\n"
+    "              formatted again (the scan's SB_GEOMETRY_INFERRED finding names it)\n"
     "  -h, --help  show this help\n\n"
     "The image is only read. OUTDIR is made when missing; the live tree (or the\n"
     "PATHs given) goes to OUTDIR/files/, and OUTDIR/manifest.csv and manifest.json\n"

@@ -378,11 +378,13 @@ static int run(const struct cli_command *self, int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {"no-hash", no_argument, NULL, 'n'},
         {"timings", no_argument, NULL, 't'},
+        {"geometry", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *dbpath = NULL;
     bool json = false, quiet = false, hash = true, timed = false;
+    unsigned gbits = 0, gaddr = 0;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "qth", opts, NULL)) != -1) {
@@ -401,6 +403,12 @@ static int run(const struct cli_command *self, int argc, char **argv)
             break;
         case 't':
             timed = true;
+            break;
+        case 'g':
+            if (!cli_parse_geometry(optarg, &gbits, &gaddr))
+                return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
+                                         "block size 512..4096 and 1..8 address bytes, not '%s'"),
+                                       optarg);
             break;
         case 'h':
             return cli_help(self);
@@ -442,7 +450,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
     cli_scan_clock_start(&clk);
     struct cli_timings tm;
     cli_timings_init(&tm, timed, &bar);
-    struct scan_opts so = {.progress = cli_timings_on_scan, .progress_ctx = &tm};
+    struct scan_opts so = {.progress = cli_timings_on_scan, .progress_ctx = &tm,
+                           .blocksize = gbits ? (uint32_t)1 << gbits : 0, .addrlen = gaddr};
     enum lanyfs_err rc = scan_image(image, &so, &res, &err);
     cli_timings_end(&tm);
     cli_scan_clock_stop(&clk);
@@ -499,7 +508,7 @@ out:
 
 const struct cli_command cmd_scan = {
     "scan",
-    N_("[--db FILE] [--json] [--quiet] [--no-hash] [--timings] IMAGE"),
+    N_("[--db FILE] [--json] [--quiet] [--no-hash] [--timings] [--geometry BS:AL] IMAGE"),
     N_("Scan a whole image: entries, blocks, free list, findings."),
     N_("Options:\n"
        "  --db FILE   also store the whole result in the SQLite database FILE\n"
@@ -508,6 +517,9 @@ const struct cli_command cmd_scan = {
        "  --json      write one JSON document (docs/json.md) instead of text\n"
        "  -q, --quiet print only the findings of warning severity and above\n"
        "  -t, --timings  print on stderr the time each pass took, wall-clock and CPU\n"
+       "  --geometry BS:AL  read the image with block size BS and address length AL\n"
+       "              whatever block 0 says, the root and the free list searched for:\n"
+       "              an earlier format's blocks on a stick formatted again\n"
        "  -h, --help  show this help\n\n"
        "The scan reads every block and never gives up on a damaged filesystem:\n"
        "what it finds wrong becomes findings, each with a severity (info, warning,\n"

@@ -44,31 +44,6 @@ static bool parse_size(const char *s, uint64_t *out)
     return true;
 }
 
-/* "BLOCKSIZE:ADDRLEN", e.g. "2048:2". */
-static bool parse_geometry(const char *s, unsigned *bits, unsigned *addrlen)
-{
-    const char *colon = strchr(s, ':');
-    if (colon == NULL)
-        return false;
-    char head[16];
-    size_t n = (size_t)(colon - s);
-    if (n == 0 || n >= sizeof(head))
-        return false;
-    memcpy(head, s, n);
-    head[n] = '\0';
-    uint64_t bs, al;
-    if (!cli_parse_u64(head, &bs) || !cli_parse_u64(colon + 1, &al))
-        return false;
-    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
-        if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
-            *bits = b;
-            *addrlen = (unsigned)al;
-            return true;
-        }
-    }
-    return false;
-}
-
 static int run(const struct cli_command *self, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -104,7 +79,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             have_ops = true;
             break;
         case 'g':
-            if (!parse_geometry(optarg, &bits, &addrlen))
+            if (!cli_parse_geometry(optarg, &bits, &addrlen))
                 return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
                                          "block size 512..4096 and 1..8 address bytes, not '%s'"),
                                        optarg);

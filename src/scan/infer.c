@@ -296,7 +296,11 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     uint64_t best = 0, best_rooted = 0;
     int64_t root_sec = 0;
     uint32_t root_nsec = 0;
-    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
+    if (r->geom_given)
+        for (bits = LANYFS_BLOCKBITS_MIN; bits < LANYFS_BLOCKBITS_MAX; bits++)
+            if ((1u << bits) == r->opts->blocksize)
+                break;
+    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX && !r->geom_given; b++) {
         uint64_t n = r->image_bytes >> b;
         if (n < 2)
             continue;
@@ -324,8 +328,8 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     if (bits == 0)
         bits = sb_bits_ok ? sb->blockbits : 12;
     uint64_t n = r->image_bytes >> bits;
-    bool addr_decided = false;
-    unsigned addrlen = infer_addrlen(&s, bits, n, &addr_decided);
+    bool addr_decided = r->geom_given;
+    unsigned addrlen = r->geom_given ? r->opts->addrlen : infer_addrlen(&s, bits, n, &addr_decided);
     if (!addr_decided || addrlen == 0)
         addrlen = sb_addr_ok ? sb->addrlen : 4;
 
@@ -357,11 +361,13 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     int len = snprintf(text, sizeof(text),
                        "%s; block size %" PRIu32 " (%s), address length %u (%s)", why,
                        r->g.blocksize,
-                       !bits_inferred ? "assumed"
+                       r->geom_given    ? "given"
+                       : !bits_inferred ? "assumed"
                        : sb_bits_ok && sb->blockbits == bits ? "inferred, as the superblock says"
                                                              : "inferred",
                        addrlen,
-                       !addr_decided ? "assumed"
+                       r->geom_given   ? "given"
+                       : !addr_decided ? "assumed"
                        : sb_addr_ok && sb->addrlen == addrlen ? "inferred, as the superblock says"
                                                               : "inferred");
     if (len > 0 && (size_t)len < sizeof(text)) {
@@ -374,12 +380,16 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         if (l < sizeof(text) && r->freehead)
             l += (size_t)snprintf(text + l, sizeof(text) - l,
                                   ", free list from chain block %" PRIu64, r->freehead);
+        /* The earlier format's address length is not told: the later
+         * format's chain blocks, read at the earlier block size, outvote
+         * its own slots. */
         if (l < sizeof(text) && outscored)
             snprintf(text + l, sizeof(text) - l,
                      "; the blocks hold more entries at %" PRIu32 " bytes, an earlier "
                      "format's: the root directory created last is block 1 at %" PRIu32
-                     " bytes",
-                     (uint32_t)1 << outscored, r->g.blocksize);
+                     " bytes (--geometry %" PRIu32 ":AL reads the earlier format, AL its "
+                     "address length, 4 by default)",
+                     (uint32_t)1 << outscored, r->g.blocksize, (uint32_t)1 << outscored);
     }
     ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",
                    text);

@@ -110,3 +110,27 @@ bool sc_chain_formatter_like(const struct lanyfs_geom *g, uint64_t blk, const ui
         *matches = match;
     return filled > 0 && match == filled;
 }
+
+bool scan_foreign_metadata(const uint8_t *b, uint32_t bs, size_t len, uint64_t image_bytes)
+{
+    uint64_t n = image_bytes >> LANYFS_BLOCKBITS_MIN; /* blocks of the smallest size */
+    struct lanyfs_geom g[LANYFS_ADDRLEN_MAX + 1];
+    for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
+        if (lanyfs_geom_init(&g[a], LANYFS_BLOCKBITS_MIN, a, n, NULL) != LANYFS_OK)
+            return false;
+    struct lanyfs_entry e;
+    for (uint32_t o = 0; o < len && o + (1u << LANYFS_BLOCKBITS_MIN) <= bs;
+         o += 1u << LANYFS_BLOCKBITS_MIN) {
+        const uint8_t *p = b + o;
+        if ((p[0] == LANYFS_TYPE_DIR || p[0] == LANYFS_TYPE_FILE) &&
+            sc_probe_entry(&g[LANYFS_ADDRLEN_MAX], n, p, &e))
+            return true;
+        if ((p[0] != LANYFS_TYPE_CHAIN && p[0] != LANYFS_TYPE_EXT) ||
+            !sc_zero_from(p, LANYFS_CH_RES4, LANYFS_CH_NEXT))
+            continue;
+        for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
+            if (sc_probe_chain(&g[a], n, p) || sc_probe_extender(&g[a], n, p))
+                return true;
+    }
+    return false;
+}

@@ -1160,6 +1160,8 @@ struct sv {
     uint8_t *legal_holes;  /* per entry id: FILE_HOLES without a broken map */
     uint8_t *earlier;      /* per entry id: DELETED_BEFORE_FORMAT, an earlier format's */
     bool root_named;       /* the root is a directory the scan's search took, not LANYFSROOT */
+    bool given;            /* the geometry was given: look for a later format's headers */
+    uint64_t image_bytes;  /* the image's size */
     uint8_t *used;         /* bitmap: blocks this run copied as file data */
 
     uint32_t *path_dir;    /* the output path open now, top first (SV_DEPTH_MAX cells) */
@@ -2461,7 +2463,7 @@ static void copy_entry(struct sv *s, struct sv_job *j)
     sb_str(&out, j->name);
 
     lanyfs_sha256_init(&sha);
-    uint64_t run_max = SV_RUN_BYTES / s->bs;
+    uint64_t run_max = SV_RUN_BYTES / s->bs, foreign = 0;
     for (uint64_t i = 0; i < nb && !write_failed;) {
         /* A run: consecutive disk blocks, or zero-filled blocks of one kind. */
         uint64_t k = 1;
@@ -2489,6 +2491,10 @@ static void copy_entry(struct sv *s, struct sv_job *j)
                     (shared[i + m] && !ranges_add(&it.shared, i + m, 1)))
                     s->oom = true;
                 mark_used(s, dblk[i + m]);
+                if (s->given && scan_foreign_metadata(b + m * s->bs, s->bs,
+                                                      block_bytes(s, i + m, length),
+                                                      s->image_bytes))
+                    foreign++;
             }
             it.recovered += bytes;
         } else {
@@ -2500,6 +2506,8 @@ static void copy_entry(struct sv *s, struct sv_job *j)
                     if (!ranges_add(&it.blocks, dblk[i + m], 1))
                         s->oom = true;
                     mark_used(s, dblk[i + m]);
+                    if (s->given && scan_foreign_metadata(p, s->bs, bb, s->image_bytes))
+                        foreign++;
                     it.recovered += bb;
                 } else {
                     memset(p, 0, s->bs);
@@ -2565,6 +2573,15 @@ static void copy_entry(struct sv *s, struct sv_job *j)
     if (capped)
         note_add(&note, "size %" PRIu64 " is more than the device holds; cut at %" PRIu64,
                  x->e.size, length);
+    /* Read with a given geometry (an earlier format's), a block with some
+     * format's header inside was most likely written over by a later
+     * format: the bytes are kept, the copy is not vouched for. */
+    if (foreign > 0) {
+        note_add(&note, "%" PRIu64 " %s another format's metadata (written over by a later "
+                        "format, or the file holds a LanyFS image)",
+                 foreign, foreign == 1 ? "block holds" : "blocks hold");
+        it.status = SALVAGE_PARTIAL;
+    }
     /* An earlier format's map may be read in the wrong block size: no copy
      * of it is vouched for as exact. */
     if (s->earlier[x->id]) {
@@ -3228,6 +3245,8 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     s.map = scan_blocks(scan);
     s.nents = scan_entries(scan, &s.ents);
     s.image_blocks = scan_image_bytes(scan) / s.bs;
+    s.image_bytes = scan_image_bytes(scan);
+    s.given = scan_geom_given(scan);
     const struct lanyfs_geom *fg = lanyfs_fs_geom(fs);
     s.core_map = !scan_geom_inferred(scan) && fg->blocksize == g->blocksize &&
                  fg->addrlen == g->addrlen;

@@ -94,6 +94,18 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
     r->opts = opts;
     r->sb = *lanyfs_fs_super(fs);
     r->sb_lost = lanyfs_fs_super_lost(fs);
+    if (opts != NULL && (opts->blocksize != 0 || opts->addrlen != 0)) {
+        uint32_t bs = opts->blocksize;
+        if (bs < (1u << LANYFS_BLOCKBITS_MIN) || bs > (1u << LANYFS_BLOCKBITS_MAX) ||
+            (bs & (bs - 1)) != 0 || opts->addrlen < LANYFS_ADDRLEN_MIN ||
+            opts->addrlen > LANYFS_ADDRLEN_MAX) {
+            free(r);
+            return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
+                               "a given geometry needs a block size of 512, 1024, 2048 or 4096 "
+                               "bytes and an address length of 1 to 8 bytes");
+        }
+        r->geom_given = true;
+    }
     bool ran = run(r);
     sc_prefault_stop(r);
     if (!ran) {
@@ -163,6 +175,11 @@ const struct lanyfs_super *scan_super(const struct scan_result *r)
 bool scan_geom_inferred(const struct scan_result *r)
 {
     return r->inferred;
+}
+
+bool scan_geom_given(const struct scan_result *r)
+{
+    return r->geom_given;
 }
 
 void scan_get_anchors(const struct scan_result *r, struct scan_anchors *out)

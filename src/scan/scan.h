@@ -105,6 +105,14 @@ struct scan_opts {
     void *progress_ctx;
     /* When non-NULL and set non-zero by another thread, the scan stops (LANYFS_E_INVAL). */
     volatile int *cancel;
+    /*
+     * Both non-zero: read the image with this block size (512..4096, a
+     * power of two) and address length (1..8) whatever block 0 says, with
+     * the root and the free list found as for an inferred geometry: the
+     * way to an earlier format's blocks on a stick formatted again.
+     */
+    uint32_t blocksize;
+    unsigned addrlen;
 };
 
 struct scan_summary {
@@ -138,6 +146,16 @@ const struct lanyfs_geom *scan_geom(const struct scan_result *r);
 const struct lanyfs_super *scan_super(const struct scan_result *r);
 /* True when block 0 was unusable and the geometry was inferred. */
 bool scan_geom_inferred(const struct scan_result *r);
+/* True when the geometry was given by the caller (scan_opts.blocksize, addrlen). */
+bool scan_geom_given(const struct scan_result *r);
+/*
+ * Some 512-byte sector of the bs-byte block b that starts within its first
+ * len bytes (the bytes a file takes from it) starts like a metadata block
+ * of some LanyFS format (an entry, a chain block or an extender, any
+ * address length, blocks of an image of image_bytes): what a later format
+ * writes over an earlier one's data (or a LanyFS image kept as a file).
+ */
+bool scan_foreign_metadata(const uint8_t *b, uint32_t bs, size_t len, uint64_t image_bytes);
 
 /* What the scan took as the root directory and the free list, whether the
  * superblock named them or they were inferred from the blocks. */

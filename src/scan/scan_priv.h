@@ -116,7 +116,8 @@ struct scan_result {
     /* What block 0 says, and the geometry in use */
     struct lanyfs_super sb;        /* decoded block 0 */
     struct lanyfs_geom g;          /* the geometry the scan reads with; g.blocks = dev_blocks */
-    bool inferred;                 /* g was inferred from the blocks */
+    bool inferred;                 /* g was inferred from the blocks (or given) */
+    bool geom_given;               /* g is the caller's (scan_opts.blocksize, addrlen) */
     bool sb_usable;                /* the superblock's pointers and counts may be believed */
     bool sb_lost;                  /* its sector could not be read: sb is zeros */
     bool format_interrupted;       /* rootdir = freehead = 0 (SPEC-§9.16) */

@@ -53,6 +53,9 @@ bool sc_super_pass(struct scan_result *r)
     const char *why = NULL;
 
     r->image_bytes = lanyfs_image_size(r->img);
+    /* A geometry given by the caller: block 0 is another format's, or none. */
+    if (r->geom_given)
+        return sc_infer_geometry(r, "the geometry is given, not read from block 0");
     if (r->sb_lost) {
         /* Zeros, not the disk's fields: one finding, not one per field. */
         if (!sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_UNREADABLE}, NULL, NULL))

@@ -463,15 +463,16 @@ static bool ts_seconds(const struct lanyfs_ts *ts, time_t *t)
 
 /*
  * When this filesystem was made: the earlier of the superblock's creation
- * time (when its magic is right) and its root directory's, which the
- * formatter stamps alike; false when neither is known.  An entry created
+ * time (when its magic is right and the geometry is its own, not given)
+ * and its root directory's, which the formatter stamps alike; false when
+ * neither is known.  An entry created
  * before it is a leftover of an earlier format (a stick formatted again
  * keeps the earlier tree wherever the new one has not written yet).
  */
 static bool format_time(struct scan_result *r, time_t *t)
 {
     time_t s, d;
-    bool have_s = r->sb.magic == LANYFS_MAGIC && ts_seconds(&r->sb.created, &s);
+    bool have_s = r->sb.magic == LANYFS_MAGIC && !r->geom_given && ts_seconds(&r->sb.created, &s);
     struct scan_block *c = r->rootdir ? sc_cell(r, r->rootdir) : NULL;
     struct scan_entry *root = c != NULL && c->cls == SCAN_BLK_DIR ? sc_entry(r, c->owner) : NULL;
     bool have_d = root != NULL && root->block == r->rootdir && ts_seconds(&root->e.created, &d);

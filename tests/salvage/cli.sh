@@ -239,15 +239,36 @@ check 'grep -q "^Files: *2 exact, 1 partial, 1 unrecoverable" out.txt' "summary:
 # size; salvage --deleted copies them, but partial and noted, never "exact".
 "$mkfs" -b 4096 --size 1M ref.img >/dev/null
 mkdir refold
-for i in 1 2 3 4 5; do head -c $((i * 3000)) /dev/urandom >refold/o$i.bin; done
+for i in $(seq 1 12); do head -c $((i * 3000)) /dev/urandom >refold/o$i.bin; done
 SOURCE_DATE_EPOCH=1600000000 "$lanyfs" put -r ref.img refold /old
 SOURCE_DATE_EPOCH=1631536000 "$mkfs" -b 512 ref.img >/dev/null
 SOURCE_DATE_EPOCH=1631536000 "$lanyfs" put ref.img host/hello.txt /hello.txt
 expect 9 salvage --deleted ref.img r1
 check '[ "$(col r1 deleted/o5.bin status)" = partial ] && col r1 deleted/o5.bin note | grep -q "before this filesystem"' \
     "an earlier format's file: $(col r1 deleted/o5.bin status), $(col r1 deleted/o5.bin note)"
-check '[ "$(grep -c "before this filesystem" r1/manifest.csv)" = 5 ] && cmp -s host/hello.txt r1/files/hello.txt' \
-    "the earlier format's 5 files: $(cut -d, -f1-4 r1/manifest.csv | tr "\\n" " ")"
+check '[ "$(grep -c "before this filesystem" r1/manifest.csv)" = 12 ] && cmp -s host/hello.txt r1/files/hello.txt' \
+    "the earlier format's 12 files: $(cut -d, -f1-4 r1/manifest.csv | tr "\\n" " ")"
+
+# --geometry reads the earlier format: its files come back, each copy marked exact
+# byte for byte, and those the later format wrote over (its chain blocks, one
+# every 62 KiB) partial.
+expect 8 scan --geometry 4096:4 ref.img
+check 'grep -q "^Geometry: .* of 4096 bytes, 4-byte" out.txt && grep -q "^Files: *12 " out.txt' \
+    "scan --geometry: $(head -c 600 out.txt)"
+"$lanyfs" salvage --geometry 4096:4 ref.img r2 >out.txt 2>err.txt
+check 'python3 - <<EOF
+import csv, filecmp, sys
+rows = {r["output_path"]: r for r in csv.DictReader(open("r2/manifest.csv"))}
+ok = len([p for p in rows if p.startswith("files/old/o")]) == 12
+ok = ok and any(r["status"] == "partial" for r in rows.values())
+for p, r in rows.items():
+    if p.startswith("files/old/o") and r["status"] == "exact":
+        ok = ok and filecmp.cmp("r2/" + p, "refold/" + p.split("/")[-1], shallow=False)
+    if p.startswith("files/old/o") and not filecmp.cmp("r2/" + p, "refold/" + p.split("/")[-1], shallow=False):
+        ok = ok and r["status"] == "partial" and "another format" in r["note"]
+sys.exit(0 if ok else 1)
+EOF' "salvage --geometry: $(cut -d, -f2-4 r2/manifest.csv | tr "\\n" " ")"
+expect 2 scan --geometry 3000:4 ref.img
 
 # ---- the root's block lost: the directory the search takes keeps its name ---------
 "$mkfs" -b 1024 -a 32 --size 256K nr.img >/dev/null
