@@ -61,6 +61,14 @@ struct fuzz_csv {
 void fuzz_csv_read(const char *what, const char *text, size_t n, struct fuzz_csv *out);
 void fuzz_csv_free(struct fuzz_csv *c);
 
+/*
+ * A geometry given to the scan (scan_opts.blocksize, addrlen), picked by the
+ * input's last byte: none when its top bit is clear, else block size
+ * 512 << (bits 0..1) and address length 1 + (bits 2..4).
+ */
+void fuzz_given_geometry(const uint8_t *data, size_t size, uint32_t *blocksize,
+                         unsigned *addrlen);
+
 /* Text printed for people: valid UTF-8, no control character but a line feed. */
 void fuzz_check_printable(const char *what, const char *text, size_t n);
 

@@ -1,6 +1,7 @@
 /*
- * fuzz_csv.c -- what the targets of output writers share (fuzz.h): a strict
- * CSV reader, a check of text printed for people, and a temporary folder.
+ * fuzz_csv.c -- what the scanner's targets share (fuzz.h): a strict CSV
+ * reader, a check of text printed for people, a temporary folder, and the
+ * geometry an input gives the scan.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -203,4 +204,17 @@ const char *fuzz_tmp_root(const char *name)
     }
     atexit(rm_root);
     return root;
+}
+
+/* ---- the geometry given to the scan ---------------------------------------- */
+
+void fuzz_given_geometry(const uint8_t *data, size_t size, uint32_t *blocksize,
+                         unsigned *addrlen)
+{
+    *blocksize = 0;
+    *addrlen = 0;
+    if (size == 0 || !(data[size - 1] & 0x80))
+        return;
+    *blocksize = 512u << (data[size - 1] & 3);
+    *addrlen = 1 + ((data[size - 1] >> 2) & 7);
 }

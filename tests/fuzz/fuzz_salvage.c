@@ -387,7 +387,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lanyfs_error err;
     if (lanyfs_fs_open(image_path(data, size), LANYFS_OPEN_FORCE, &fs, &err) != LANYFS_OK)
         return 0;
-    if (scan_fs(fs, NULL, &scan, &err) == LANYFS_OK)
+    struct scan_opts so = {0};
+    fuzz_given_geometry(data, size, &so.blocksize, &so.addrlen);
+    if (scan_fs(fs, &so, &scan, &err) == LANYFS_OK)
         salvage_once(scan, fs);
     scan_result_free(scan);
     lanyfs_fs_close(fs);

@@ -4,7 +4,8 @@
  * The input is written to an in-memory file (memfd) and scanned with
  * scan_image, which opens it with LANYFS_OPEN_FORCE, walks the free list,
  * the trees and every extender tree, sweeps every block and judges the
- * marks.  Besides the sanitizers, it checks what scan.h promises: a failed
+ * marks (for half the inputs with a geometry given: fuzz_given_geometry).
+ * Besides the sanitizers, it checks what scan.h promises: a failed
  * scan returns no result and a terminated message; a damaged image is a
  * successful scan; every finding has a catalogue row and a message with
  * every field filled; every map cell has a class and an owner that exists;
@@ -94,7 +95,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct scan_result *r = NULL;
     struct lanyfs_error err;
-    enum lanyfs_err rc = scan_image(fuzz_memfd_image(data, size, NULL), NULL, &r, &err);
+    struct scan_opts so = {0};
+    fuzz_given_geometry(data, size, &so.blocksize, &so.addrlen);
+    enum lanyfs_err rc = scan_image(fuzz_memfd_image(data, size, NULL), &so, &r, &err);
     if (rc != LANYFS_OK) {
         FUZZ_CHECK(r == NULL, "failed scan returned a result");
         FUZZ_CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL, "unterminated message");
