@@ -162,8 +162,9 @@ static bool print_text(const char *image, const struct scan_result *res,
         out_field(W, _("Geometry"),
                   _("%" PRIu64 " blocks of %" PRIu32 " bytes, %u-byte addresses (%s)"), g->blocks,
                   g->blocksize, g->addrlen,
-                  scan_geom_inferred(res) ? _("inferred from the blocks")
-                                          : _("from the superblock"));
+                  scan_geom_given(res)      ? _("given with --geometry")
+                  : scan_geom_inferred(res) ? _("inferred from the blocks")
+                                            : _("from the superblock"));
     else
         out_field(W, _("Geometry"), "%s", _("unknown"));
     if (sb != NULL) {
