@@ -48,6 +48,16 @@ bool cli_parse_geometry(const char *s, unsigned *bits, unsigned *addrlen)
     return false;
 }
 
+int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned *bits,
+                        unsigned *addrlen)
+{
+    if (cli_parse_geometry(arg, bits, addrlen))
+        return 0;
+    return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE:ADDRLEN with a block size "
+                                  "512..4096 and 1..8 address bytes, not '%s'"),
+                           arg);
+}
+
 void cli_print_exit_codes(FILE *out)
 {
     fputs(_("Exit status:\n"

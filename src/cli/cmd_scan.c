@@ -406,10 +406,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
             timed = true;
             break;
         case 'g':
-            if (!cli_parse_geometry(optarg, &gbits, &gaddr))
-                return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
-                                         "block size 512..4096 and 1..8 address bytes, not '%s'"),
-                                       optarg);
+            if ((c = cli_geometry_option(self, optarg, &gbits, &gaddr)) != 0)
+                return c;
             break;
         case 'h':
             return cli_help(self);

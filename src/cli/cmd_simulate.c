@@ -79,10 +79,8 @@ static int run(const struct cli_command *self, int argc, char **argv)
             have_ops = true;
             break;
         case 'g':
-            if (!cli_parse_geometry(optarg, &bits, &addrlen))
-                return cli_usage_error(self, _("--geometry expects BLOCKSIZE:ADDRLEN with a "
-                                         "block size 512..4096 and 1..8 address bytes, not '%s'"),
-                                       optarg);
+            if ((ch = cli_geometry_option(self, optarg, &bits, &addrlen)) != 0)
+                return ch;
             break;
         case 'z':
             if (!parse_size(optarg, &size))

@@ -161,17 +161,22 @@ static void encode_super(const struct lanyfs_format_layout *l, const struct lany
     lanyfs_super_encode(&sb, buf);
 }
 
+void lanyfs_entry_init_root(struct lanyfs_entry *e, const struct lanyfs_ts *now)
+{
+    memset(e, 0, sizeof(*e));
+    e->type = LANYFS_TYPE_DIR;
+    e->wrcnt = 1;
+    e->created = *now;
+    e->modified = *now;
+    e->attr = 0;
+    lanyfs_entry_set_name(e, LANYFS_ROOT_NAME, sizeof(LANYFS_ROOT_NAME) - 1);
+}
+
 static void encode_root(const struct lanyfs_format_layout *l, const struct lanyfs_ts *now,
                         uint8_t *buf)
 {
     struct lanyfs_entry e;
-    memset(&e, 0, sizeof(e));
-    e.type = LANYFS_TYPE_DIR;
-    e.wrcnt = 1;
-    e.created = *now;
-    e.modified = *now;
-    e.attr = 0;
-    lanyfs_entry_set_name(&e, LANYFS_ROOT_NAME, sizeof(LANYFS_ROOT_NAME) - 1);
+    lanyfs_entry_init_root(&e, now);
     memset(buf, 0, l->geom.blocksize);
     lanyfs_entry_encode(&e, buf);
 }

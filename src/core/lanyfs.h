@@ -176,6 +176,8 @@ void lanyfs_entry_decode(struct lanyfs_entry *e, const uint8_t *block);
 void lanyfs_entry_encode(const struct lanyfs_entry *e, uint8_t *block);
 /* Set name and name_len from bytes (len <= 255), padding with NUL. */
 void lanyfs_entry_set_name(struct lanyfs_entry *e, const char *name, size_t len);
+/* The root directory the formatter writes (SPEC-§9.16): LANYFSROOT, wrcnt 1, attr 0, times now. */
+void lanyfs_entry_init_root(struct lanyfs_entry *e, const struct lanyfs_ts *now);
 /* The name field holds a NUL within 256 bytes, and no '/' and is not empty. */
 bool lanyfs_entry_name_ok(const struct lanyfs_entry *e);
 /*

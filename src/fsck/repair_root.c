@@ -85,12 +85,7 @@ enum lanyfs_err fsck_root_make(struct lanyfs_fs *fs, const struct scan_result *r
     if (buf == NULL)
         return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
     struct lanyfs_entry e;
-    memset(&e, 0, sizeof(e));
-    e.type = LANYFS_TYPE_DIR;
-    e.wrcnt = 1;
-    e.created = *now;
-    e.modified = *now;
-    lanyfs_entry_set_name(&e, LANYFS_ROOT_NAME, sizeof(LANYFS_ROOT_NAME) - 1);
+    lanyfs_entry_init_root(&e, now);
     lanyfs_entry_encode(&e, buf);
     enum lanyfs_err rc = lanyfs_fs_write_block(fs, b, buf, err);
     free(buf);

@@ -1337,6 +1337,20 @@ static uint32_t root_id(const struct sv *s)
     return 0;
 }
 
+/* An output directory in parent for directory entry id, named after it. */
+static uint32_t entry_dir_add(struct sv *s, uint32_t parent, uint32_t id)
+{
+    const struct scan_entry *c = ent(s, id);
+    char *esc = c != NULL ? salvage_escape_name(c->e.name, name_len(&c->e)) : NULL;
+    char *n = esc != NULL ? take_name(s, parent, esc, "") : NULL;
+    free(esc);
+    if (n == NULL) {
+        s->oom = true;
+        return SV_NO_DIR;
+    }
+    return dir_add(s, parent, n, id);
+}
+
 /*
  * The output directory of directory entry id (live or orphaned): made in
  * the plan with its ancestors.  The root is files/; an orphan with no
@@ -1370,18 +1384,8 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
                 goto out;
             /* A root the search took that is no LANYFSROOT is most likely a
              * former subdirectory: it keeps its name, files/NAME/. */
-            if (s->root_named) {
-                char *esc = salvage_escape_name(c->e.name, name_len(&c->e));
-                char *n = esc != NULL ? take_name(s, f, esc, "") : NULL;
-                free(esc);
-                if (n == NULL) {
-                    s->oom = true;
-                    goto out;
-                }
-                f = dir_add(s, f, n, cur);
-                if (f == SV_NO_DIR)
-                    goto out;
-            }
+            if (s->root_named && (f = entry_dir_add(s, f, cur)) == SV_NO_DIR)
+                goto out;
             s->dir_of[cur] = f;
             base = f;
             break;
@@ -1409,15 +1413,7 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
     }
     while (depth > 0) {
         uint32_t d = chain[--depth];
-        const struct scan_entry *c = ent(s, d);
-        char *esc = salvage_escape_name(c->e.name, name_len(&c->e));
-        char *n = esc != NULL ? take_name(s, base, esc, "") : NULL;
-        free(esc);
-        if (n == NULL) {
-            s->oom = true;
-            goto out;
-        }
-        uint32_t nd = dir_add(s, base, n, d);
+        uint32_t nd = entry_dir_add(s, base, d);
         if (nd == SV_NO_DIR)
             goto out;
         s->dir_of[d] = nd;
