@@ -47,6 +47,12 @@ void lanyfs_entry_set_name(struct lanyfs_entry *e, const char *name, size_t len)
     e->name_len = strnlen((const char *)e->name, len);
 }
 
+bool lanyfs_entry_is_formatter_root(const struct lanyfs_entry *e)
+{
+    return e->type == LANYFS_TYPE_DIR && e->name_len == sizeof(LANYFS_ROOT_NAME) - 1 &&
+           memcmp(e->name, LANYFS_ROOT_NAME, e->name_len) == 0;
+}
+
 bool lanyfs_entry_name_ok(const struct lanyfs_entry *e)
 {
     return e->name_len > 0 && e->name_len <= LANYFS_NAME_MAX &&

@@ -178,6 +178,8 @@ void lanyfs_entry_encode(const struct lanyfs_entry *e, uint8_t *block);
 void lanyfs_entry_set_name(struct lanyfs_entry *e, const char *name, size_t len);
 /* The root directory the formatter writes (SPEC-§9.16): LANYFSROOT, wrcnt 1, attr 0, times now. */
 void lanyfs_entry_init_root(struct lanyfs_entry *e, const struct lanyfs_ts *now);
+/* A directory named LANYFSROOT, as the formatter names the root. */
+bool lanyfs_entry_is_formatter_root(const struct lanyfs_entry *e);
 /* The name field holds a NUL within 256 bytes, and no '/' and is not empty. */
 bool lanyfs_entry_name_ok(const struct lanyfs_entry *e);
 /*

@@ -55,12 +55,6 @@ static bool chain_header(const uint8_t *b)
            sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT);
 }
 
-static bool named_root(const struct lanyfs_entry *e)
-{
-    return lanyfs_entry_is_dir(e) && e->name_len == strlen(LANYFS_ROOT_NAME) &&
-           memcmp(e->name, LANYFS_ROOT_NAME, e->name_len) == 0;
-}
-
 /*
  * The formatter's root directory at block 1 of this block size, and when it
  * was created (seconds and nanoseconds; an invalid time counts as the
@@ -73,7 +67,7 @@ static bool formatter_root(const struct sample *s, unsigned bits, uint64_t n, in
     struct lanyfs_entry e;
     const uint8_t *b = blk_at(s, bits, 1);
     if (b == NULL || lanyfs_geom_init(&g, bits, 8, n, NULL) != LANYFS_OK ||
-        !sc_probe_entry(&g, n, b, &e) || !named_root(&e))
+        !sc_probe_entry(&g, n, b, &e) || !lanyfs_entry_is_formatter_root(&e))
         return false;
     time_t t;
     if (lanyfs_ts_is_valid(&e.created) && !lanyfs_ts_is_unset(&e.created) &&
@@ -101,8 +95,7 @@ static uint64_t score_bits(const struct sample *s, unsigned bits, uint64_t n)
         const uint8_t *b = blk_at(s, bits, i);
         if (sc_probe_entry(&g, n, b, &e)) {
             score += 2;
-            if (i == 1 && lanyfs_entry_is_dir(&e) && e.name_len == strlen(LANYFS_ROOT_NAME) &&
-                memcmp(e.name, LANYFS_ROOT_NAME, e.name_len) == 0)
+            if (i == 1 && lanyfs_entry_is_formatter_root(&e))
                 score += 5;
             uint64_t links[3] = {e.left, e.right, e.subtree};
             for (int j = 0; j < 3; j++) {
@@ -297,9 +290,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     int64_t root_sec = 0;
     uint32_t root_nsec = 0;
     if (r->geom_given)
-        for (bits = LANYFS_BLOCKBITS_MIN; bits < LANYFS_BLOCKBITS_MAX; bits++)
-            if ((1u << bits) == r->opts->blocksize)
-                break;
+        bits = r->given_bits;
     for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX && !r->geom_given; b++) {
         uint64_t n = r->image_bytes >> b;
         if (n < 2)
@@ -329,7 +320,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         bits = sb_bits_ok ? sb->blockbits : 12;
     uint64_t n = r->image_bytes >> bits;
     bool addr_decided = r->geom_given;
-    unsigned addrlen = r->geom_given ? r->opts->addrlen : infer_addrlen(&s, bits, n, &addr_decided);
+    unsigned addrlen = r->geom_given ? r->given_addrlen : infer_addrlen(&s, bits, n, &addr_decided);
     if (!addr_decided || addrlen == 0)
         addrlen = sb_addr_ok ? sb->addrlen : 4;
 
@@ -349,7 +340,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     struct lanyfs_entry e;
     uint64_t k = s.len >> bits;
     for (uint64_t i = 1; i < k && i < r->dev_blocks; i++) {
-        if (sc_probe_entry(&r->g, r->dev_blocks, blk_at(&s, bits, i), &e) && named_root(&e)) {
+        if (sc_probe_entry(&r->g, r->dev_blocks, blk_at(&s, bits, i), &e) && lanyfs_entry_is_formatter_root(&e)) {
             r->rootdir = i;
             break;
         }
@@ -454,7 +445,7 @@ uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
     for (uint64_t i = 1; i < limit && !sc_stopped(r); i++) {
         if (i == exclude || sc_read(r, i, b, NULL) != LANYFS_OK)
             continue;
-        if (sc_probe_entry(&r->g, r->dev_blocks, b, &e) && named_root(&e)) {
+        if (sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_formatter_root(&e)) {
             found = i;
             goto out;
         }

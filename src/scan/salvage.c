@@ -3097,9 +3097,10 @@ static void find_legal_holes(struct sv *s)
     for (size_t i = 0; i < n; i++) {
         if (f[i].code == SCAN_PR_DELETED_BEFORE_FORMAT && f[i].entry >= 1 && f[i].entry <= s->nents)
             s->earlier[f[i].entry] = 1;
-        if (f[i].code == SCAN_PR_SB_ROOT_SEARCHED && f[i].path != NULL &&
-            strcmp(f[i].path, "/" LANYFS_ROOT_NAME) != 0)
-            s->root_named = true;
+        if (f[i].code == SCAN_PR_SB_ROOT_SEARCHED) {
+            const struct scan_entry *root = ent(s, root_id(s));
+            s->root_named = root != NULL && !lanyfs_entry_is_formatter_root(&root->e);
+        }
     }
 }
 

@@ -95,9 +95,10 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
     r->sb = *lanyfs_fs_super(fs);
     r->sb_lost = lanyfs_fs_super_lost(fs);
     if (opts != NULL && (opts->blocksize != 0 || opts->addrlen != 0)) {
-        uint32_t bs = opts->blocksize;
-        if (bs < (1u << LANYFS_BLOCKBITS_MIN) || bs > (1u << LANYFS_BLOCKBITS_MAX) ||
-            (bs & (bs - 1)) != 0 || opts->addrlen < LANYFS_ADDRLEN_MIN ||
+        for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++)
+            if (opts->blocksize == 1u << b)
+                r->given_bits = b;
+        if (r->given_bits == 0 || opts->addrlen < LANYFS_ADDRLEN_MIN ||
             opts->addrlen > LANYFS_ADDRLEN_MAX) {
             free(r);
             return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
@@ -105,6 +106,7 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
                                "bytes and an address length of 1 to 8 bytes");
         }
         r->geom_given = true;
+        r->given_addrlen = opts->addrlen;
     }
     bool ran = run(r);
     sc_prefault_stop(r);

@@ -118,6 +118,8 @@ struct scan_result {
     struct lanyfs_geom g;          /* the geometry the scan reads with; g.blocks = dev_blocks */
     bool inferred;                 /* g was inferred from the blocks (or given) */
     bool geom_given;               /* g is the caller's (scan_opts.blocksize, addrlen) */
+    unsigned given_bits;           /* with geom_given: log2 of the block size */
+    unsigned given_addrlen;        /* with geom_given: the address length */
     bool sb_usable;                /* the superblock's pointers and counts may be believed */
     bool sb_lost;                  /* its sector could not be read: sb is zeros */
     bool format_interrupted;       /* rootdir = freehead = 0 (SPEC-§9.16) */

@@ -465,9 +465,9 @@ static bool ts_seconds(const struct lanyfs_ts *ts, time_t *t)
  * When this filesystem was made: the earlier of the superblock's creation
  * time (when its magic is right and the geometry is its own, not given)
  * and its root directory's, which the formatter stamps alike; false when
- * neither is known.  An entry created
- * before it is a leftover of an earlier format (a stick formatted again
- * keeps the earlier tree wherever the new one has not written yet).
+ * neither is known.  An entry created before it is a leftover of an
+ * earlier format (a stick formatted again keeps the earlier tree wherever
+ * the new one has not written yet).
  */
 static bool format_time(struct scan_result *r, time_t *t)
 {

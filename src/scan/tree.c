@@ -254,10 +254,10 @@ static bool report_searched_root(struct scan_result *r, uint64_t root,
     path[0] = '/';
     memcpy(path + 1, e->name, len);
     path[1 + len] = '\0';
-    bool named = len == strlen(LANYFS_ROOT_NAME) && memcmp(e->name, LANYFS_ROOT_NAME, len) == 0;
     return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_ROOT_SEARCHED, .block = root},
                      path, "%s",
-                     named ? "the formatter's root directory"
+                     lanyfs_entry_is_formatter_root(e)
+                         ? "the formatter's root directory"
                            : "no LANYFSROOT is left; the unlinked directory with the most entries "
                              "below it, perhaps a former subdirectory");
 }
