@@ -417,9 +417,9 @@ int out_json_end(JsonBuilder *b, struct out_report *r)
     fwrite(text, 1, len, stdout);
     fputc('\n', stdout);
     g_free(text);
-    g_object_unref(gen);
+    json_lazy_unref(gen);
     json_node_unref(root);
-    g_object_unref(b);
+    json_lazy_unref(b);
     out_flush_stdout(r);
     return r->exit_code;
 }

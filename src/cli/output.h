@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
+#include "json_lazy.h"
 
 #include "exit_codes.h"
 #include "lanyfs.h"

@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include <glib.h>
-#include <json-glib/json-glib.h>
 
 #include "output.h"
 #include "simulate.h"
@@ -1482,9 +1481,9 @@ static enum lanyfs_err write_truth(struct sim *s, struct lanyfs_error *err)
         rc = sys_fail(err, errno != 0 ? errno : EIO, "cannot write", s->dir_truth);
 out:
     g_free(text);
-    g_object_unref(gen);
+    json_lazy_unref(gen);
     json_node_unref(root);
-    g_object_unref(b);
+    json_lazy_unref(b);
     return rc;
 }
 
