@@ -60,8 +60,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <magic.h>
 
+#include "magic_lazy.h"
 #include "salvage.h"
 #include "undo.h"
 #include "utf8.h"
@@ -3282,7 +3282,11 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     for (size_t i = 0; i <= s.nents; i++)
         s.dir_of[i] = SV_NO_DIR;
     find_legal_holes(&s);
-    s.magic = magic_open(MAGIC_NONE);
+    const char *why = NULL;
+    if (!magic_lazy_load(&why))
+        problem(&s, "libmagic cannot be loaded (%s): no types are given", why);
+    else
+        s.magic = magic_open(MAGIC_NONE);
     if (s.magic != NULL && magic_load(s.magic, NULL) != 0) {
         problem(&s, "libmagic cannot load its database (%s): no types are given",
                 magic_error(s.magic) != NULL ? magic_error(s.magic) : "unknown error");
