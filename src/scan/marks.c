@@ -158,7 +158,11 @@ static uint64_t last_slot_leaks(struct scan_result *r)
             blk < (uint64_t)r->g.chainmax + 2)
             continue;
         uint64_t chain = blk - r->g.chainmax;
-        if ((chain - 2) % span != 0 || r->map[chain].cls == SCAN_BLK_CHAIN)
+        /* Not consumed: still in the list, or a chain block left out of
+         * it (leaked, but it looks like one: SC_BF_AUX). */
+        const struct scan_block *cc = &r->map[chain];
+        if ((chain - 2) % span != 0 || cc->cls == SCAN_BLK_CHAIN ||
+            (cc->cls == SCAN_BLK_LEAKED && (cc->flags & SC_BF_AUX)))
             continue;
         c->flags |= SCAN_BF_DRIVER;
         c->index = chain;
@@ -236,9 +240,11 @@ bool sc_marks_leaks(struct scan_result *r)
         return sc_oom(r);
     if (!r->free_complete && r->sb_usable)
         goto out_ok; /* unknown blocks cannot be told apart from lost free ones */
-    /* Without a free list (an inferred geometry found no head), leaked
-     * chain blocks are that list's own, not blocks a relink cut off it. */
-    if (r->free_complete && !cut_list(r, b, &cut, &cut_first))
+    /* Without a free list (an inferred geometry found no head, or the
+     * superblock names none: a format cut before its second superblock
+     * write, once its root is set), leaked chain blocks are that list's
+     * own, not blocks a relink of the head cut off it (SPEC-9.3). */
+    if (r->free_complete && r->freehead != 0 && !cut_list(r, b, &cut, &cut_first))
         goto out;
     r->leak_cut = cut;
     r->leak_last_slot = last_slot_leaks(r);
