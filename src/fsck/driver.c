@@ -631,11 +631,25 @@ int fsck_run(const struct fsck_opts *o)
          * root (repair_root.c); the next round moves what nothing reaches
          * to /lost+found.
          */
-        if (!rerooted && (has_code(res, "SB_ROOTDIR_RANGE") || has_code(res, "SB_ROOT_NOT_DIR")) &&
+        if (!rerooted &&
+            (has_code(res, "SB_ROOTDIR_RANGE") || has_code(res, "SB_ROOT_NOT_DIR") ||
+             has_code(res, "SB_FORMAT_INTERRUPTED")) &&
             fsck_allowed(&r->ctx, FSCK_CAT_ROOT, 0)) {
             struct scan_anchors a;
             scan_get_anchors(res, &a);
             rerooted = true;
+            /* A cut format's root can only be at block 1, where the
+             * formatter writes it (SPEC-9.16): a LANYFSROOT elsewhere is
+             * another format's, whose pointers count other blocks. */
+            if (has_code(res, "SB_FORMAT_INTERRUPTED") && a.rootdir > 1 &&
+                fsck_root_is_formatters(res, a.rootdir)) {
+                say(r, _("%s: the format was cut before it wrote its root directory, and block "
+                         "%" PRIu64 " holds the root directory of another format: not repaired, "
+                         "since a new root would give that format's blocks away.  Copy the files "
+                         "out with lanyfs salvage (--geometry for the other format)."),
+                    r->dev_esc, a.rootdir);
+                break;
+            }
             bool found = a.rootdir != 0 && fsck_root_is_formatters(res, a.rootdir);
             uint64_t old_root = lanyfs_fs_super(r->fs)->rootdir;
             if (!found || a.rootdir != old_root) {

@@ -62,7 +62,7 @@ static const struct policy policies[] = {
     {"SB_TIME_INVALID", FSCK_CAT_SUPER, false},
     {"SB_LABEL_NO_NUL", FSCK_CAT_NONE, false},
     {"SB_GEOMETRY_INFERRED", FSCK_CAT_RESUPER, false},
-    {"SB_FORMAT_INTERRUPTED", FSCK_CAT_UNSUPPORTED, false},
+    {"SB_FORMAT_INTERRUPTED", FSCK_CAT_ROOT, false},
     {"SB_ROOT_NOT_DIR", FSCK_CAT_ROOT, false},
     {"SB_IMAGE_TAIL", FSCK_CAT_NONE, false},
     {"SB_UNREADABLE", FSCK_CAT_RESUPER, false},

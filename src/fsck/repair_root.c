@@ -1,6 +1,8 @@
 /*
  * repair_root.c -- a root directory for a superblock whose 'rootdir' is
- * lost (SB_ROOTDIR_RANGE, SB_ROOT_NOT_DIR).
+ * lost (SB_ROOTDIR_RANGE, SB_ROOT_NOT_DIR) or was never written
+ * (SB_FORMAT_INTERRUPTED: the formatter's first superblock, whose free
+ * list the check that follows rebuilds).
  *
  * The scan searches the blocks for the root: the lowest directory named
  * LANYFSROOT (the formatter's name), else the unlinked directory with the
@@ -15,7 +17,10 @@
  * it (then the superblock already points at it and the write is the whole
  * repair), else into the lowest block of the free list that no deleted
  * entry's data map names (a deleted file stays as recoverable as it was);
- * the free list is rebuilt around it by the check that follows.  The
+ * the free list is rebuilt around it by the check that follows.  With no
+ * such block (a format cut before its second superblock write leaves no
+ * free list: SB_FORMAT_INTERRUPTED), it goes into block 1, where the
+ * formatter puts the root, when nothing owns that block.  The
  * root's block is written before the superblock names it: a repair cut
  * between the two leaves a LANYFSROOT that the next run's search finds.
  */
@@ -66,6 +71,12 @@ static uint64_t pick_block(struct lanyfs_fs *fs, const struct scan_result *res)
             !(taken[b / 8] & (1u << (b % 8))))
             found = b;
     free(taken);
+    /* No free list to take from (a format cut before its second
+     * superblock write names none): the formatter's own root block, when
+     * nothing owns it (SPEC-9.16). */
+    if (found == 0 && n > 1 && (map[1].cls == SCAN_BLK_LEAKED || map[1].cls == SCAN_BLK_UNKNOWN) &&
+        map[1].owner == 0 && !(map[1].flags & SCAN_BF_SHARED))
+        found = 1;
     return found;
 }
 

@@ -120,7 +120,8 @@ enum scan_severity {
       N_("write a superblock with the inferred geometry"))                                      \
     X(SB_FORMAT_INTERRUPTED, 0x000011, SCAN_SEV_ERROR, 0,                                       \
       N_("superblock has rootdir = freehead = 0: the format was interrupted (SPEC-9.16)"),      \
-      N_("format the device again"))                                                            \
+      N_("take the root directory the scan finds (or make a new empty one) and rebuild the "    \
+         "free list"))                                                                          \
     X(SB_ROOT_NOT_DIR, 0x000012, SCAN_SEV_CRITICAL, 0,                                          \
       N_("root directory block {block} has type {value}, not a directory"),                     \
       N_("search the blocks for the root directory, or make a new empty one"))                  \
