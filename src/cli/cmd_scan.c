@@ -266,6 +266,7 @@ static bool print_json(JsonBuilder *b, const struct scan_result *res,
     json_builder_begin_object(b);
     out_json_bool(b, "known", g != NULL);
     out_json_bool(b, "inferred", scan_geom_inferred(res));
+    out_json_bool(b, "given", scan_geom_given(res));
     if (g != NULL) {
         out_json_u64(b, "blocksize", g->blocksize);
         out_json_u64(b, "addrlen", g->addrlen);

@@ -255,6 +255,12 @@ check '[ "$(grep -c "before this filesystem" r1/manifest.csv)" = 12 ] && cmp -s 
 expect 8 scan --geometry 4096:4 ref.img
 check 'grep -q "^Geometry: .* of 4096 bytes, 4-byte" out.txt && grep -q "^Files: *12 " out.txt' \
     "scan --geometry: $(head -c 600 out.txt)"
+expect 8 scan --json --geometry 4096:4 ref.img
+check 'python3 -c "import json,sys; g = json.load(open(\"out.txt\"))[\"geometry\"]; sys.exit(0 if g[\"given\"] and (g[\"blocksize\"], g[\"addrlen\"]) == (4096, 4) else 1)"' \
+    "scan --json --geometry: $(head -c 600 out.txt)"
+expect 0 scan --json ref.img
+check 'python3 -c "import json,sys; g = json.load(open(\"out.txt\"))[\"geometry\"]; sys.exit(0 if not g[\"given\"] else 1)"' \
+    "scan --json without --geometry: $(head -c 600 out.txt)"
 "$lanyfs" salvage --geometry 4096:4 ref.img r2 >out.txt 2>err.txt
 check 'python3 - <<EOF
 import csv, filecmp, sys
