@@ -28,7 +28,6 @@
  * is reported like one that cannot be loaded.
  */
 #include <cairo.h>
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -36,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lazylib.h"
 #include "utf8.h"
 #include "wear.h"
 
@@ -53,31 +53,24 @@
     X(cairo_pattern_destroy) X(cairo_debug_reset_static_data)
 
 static struct {
-    void *lib;       /* dlopen handle; NULL when loading failed */
-    char why[256];   /* what failed */
 #define MEMBER(f) __typeof__(f) *f;
     CAIRO_FUNCS(MEMBER)
 #undef MEMBER
 } cairo;
 static pthread_once_t cairo_once = PTHREAD_ONCE_INIT;
+static struct lazylib cairo_lib;
+static bool cairo_ok; /* loaded with every function */
 
 static void cairo_load(void)
 {
-    void *lib = dlopen(CAIRO_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *e = dlerror();
-        snprintf(cairo.why, sizeof(cairo.why), "%s", e ? e : CAIRO_SONAME ": cannot be loaded");
+    if (!lazylib_open(&cairo_lib, CAIRO_SONAME))
         return;
-    }
 #define LOOKUP(f)                                                                          \
-    if ((*(void **)&cairo.f = dlsym(lib, #f)) == NULL) {                                   \
-        snprintf(cairo.why, sizeof(cairo.why), "%s has no %s", CAIRO_SONAME, #f);          \
-        dlclose(lib);                                                                      \
-        return;                                                                            \
-    }
+    if (!lazylib_sym(&cairo_lib, CAIRO_SONAME, #f, (void **)&cairo.f))                     \
+        return;
     CAIRO_FUNCS(LOOKUP)
 #undef LOOKUP
-    cairo.lib = lib; /* kept until the program ends */
+    cairo_ok = true;
 }
 
 /* From here on, each cairo call goes through the table. */
@@ -347,10 +340,10 @@ enum lanyfs_err wear_write_png(const char *path, const struct wear_report *w, co
         return lanyfs_fail(err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory for the PNG");
     enum lanyfs_err rc = LANYFS_OK;
     pthread_once(&cairo_once, cairo_load);
-    if (cairo.lib == NULL) {
+    if (!cairo_ok) {
         free(shown);
         return lanyfs_fail(err, LANYFS_E_IO, LANYFS_NO_BLOCK, "cannot draw the PNG: %s",
-                           cairo.why);
+                           cairo_lib.why);
     }
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)l.width,
                                                     (int)l.height);
@@ -380,6 +373,6 @@ enum lanyfs_err wear_write_png(const char *path, const struct wear_report *w, co
 
 void wear_png_release(void)
 {
-    if (cairo.lib != NULL)
+    if (cairo_ok)
         cairo_debug_reset_static_data();
 }
