@@ -337,7 +337,7 @@ static struct tentry *add_scan_entry(struct fsck_ctx *c, const struct scan_entry
         return NULL;
     t->block = x->block;
     t->sid = x->id;
-    t->e = x->e;
+    scan_entry_fields(x, &t->e);
     t->fin_root = 0;
     c->kind[x->block] = OWN_ENTRY;
     c->owner[x->block] = (uint32_t)(c->nte - 1);
@@ -415,7 +415,7 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
     /* 1. The root and the live entries. */
     for (size_t i = 0; i < nents; i++) {
         const struct scan_entry *x = &ents[i];
-        if (x->state == SCAN_ENTRY_LIVE && x->block == sb->rootdir && lanyfs_entry_is_dir(&x->e)) {
+        if (x->state == SCAN_ENTRY_LIVE && x->block == sb->rootdir && scan_entry_is_dir(x)) {
             if (add_scan_entry(c, x) != NULL)
                 c->root = (uint32_t)(c->nte - 1);
             break;
@@ -427,7 +427,7 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
         const struct scan_entry *x = &ents[i];
         if (x->state != SCAN_ENTRY_LIVE || x->block == sb->rootdir)
             continue;
-        if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+        if (!scan_entry_is_dir(x) && !scan_entry_is_file(x))
             continue;
         struct tentry *t = add_scan_entry(c, x);
         if (t != NULL)
@@ -438,7 +438,7 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
         const struct scan_entry *x = &ents[i];
         if (x->state != SCAN_ENTRY_ORPHAN)
             continue;
-        if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+        if (!scan_entry_is_dir(x) && !scan_entry_is_file(x))
             continue;
         uint32_t top = orphan_root(r, x->id);
         bool relink = fsck_allowed(c, FSCK_CAT_ORPHAN, top) && c->allow_tree;
@@ -456,9 +456,9 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
             const struct scan_entry *x = &ents[i];
             if (x->state != SCAN_ENTRY_DELETED || !fsck_allowed(c, FSCK_CAT_UNDELETE, x->id))
                 continue;
-            if (!lanyfs_entry_is_dir(&x->e) && !lanyfs_entry_is_file(&x->e))
+            if (!scan_entry_is_dir(x) && !scan_entry_is_file(x))
                 continue;
-            if (lanyfs_entry_is_file(&x->e) && x->blocks_intact < x->blocks_needed)
+            if (scan_entry_is_file(x) && x->blocks_intact < x->blocks_needed)
                 continue;
             struct tentry *t = add_scan_entry(c, x);
             if (t == NULL)

@@ -35,7 +35,7 @@ bool fsck_root_is_formatters(const struct scan_result *res, uint64_t blk)
     if (blk == 0 || blk >= scan_block_count(res) || map[blk].cls != SCAN_BLK_DIR)
         return false;
     const struct scan_entry *x = scan_entry_by_id(res, map[blk].owner);
-    return x != NULL && x->block == blk && lanyfs_entry_is_formatter_root(&x->e);
+    return x != NULL && x->block == blk && scan_entry_is_formatter_root(x);
 }
 
 /* The block for a new root (see the header); 0 when there is none. */

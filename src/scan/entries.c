@@ -178,10 +178,14 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
         }
     }
     char *path = pool_path(r, dirpath, e->name, e->name_len);
-    if (path == NULL) {
+    size_t nl = e->name_len < LANYFS_NAME_FIELD ? e->name_len : LANYFS_NAME_FIELD;
+    uint8_t *name = sc_pool_alloc(&r->paths, nl + 1, 1);
+    if (path == NULL || name == NULL) {
         sc_oom(r);
         return 0;
     }
+    memcpy(name, e->name, nl);
+    name[nl] = 0;
     sc_prefault_need(r, SC_PF_ENTRIES, r->entries, (r->nentries + 1) * sizeof(r->entries[0]),
                      &r->entries_populated, r->entries_bytes);
     sc_prefault_need(r, SC_PF_AUX, r->aux, (r->nentries + 1) * sizeof(r->aux[0]),
@@ -192,7 +196,10 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
     x->block = blk;
     x->parent = parent;
     x->state = state;
-    x->e = *e;
+    x->e = (struct scan_entry_fields){
+        .type = e->type, .res1 = e->res1, .wrcnt = e->wrcnt, .left = e->left, .right = e->right,
+        .subtree = e->subtree, .size = e->size, .created = e->created, .modified = e->modified,
+        .attr = e->attr, .name = name, .name_len = nl};
     x->path = path;
     if (!r->dupkeys_off && state == SCAN_ENTRY_LIVE && parent != 0 && !add_dupkey(r, x))
         return 0;
@@ -226,9 +233,28 @@ bool sc_entry_set_root_path(struct scan_result *r, uint32_t id)
     return true;
 }
 
-const char *sc_kind_name(const struct lanyfs_entry *e)
+const char *sc_kind_name(const struct scan_entry *x)
 {
-    return lanyfs_entry_is_dir(e) ? "directory" : "file";
+    return scan_entry_is_dir(x) ? "directory" : "file";
+}
+
+bool scan_entry_is_formatter_root(const struct scan_entry *x)
+{
+    struct lanyfs_entry e;
+    scan_entry_fields(x, &e);
+    return lanyfs_entry_is_formatter_root(&e);
+}
+
+void scan_entry_fields(const struct scan_entry *x, struct lanyfs_entry *out)
+{
+    const struct scan_entry_fields *e = &x->e;
+    *out = (struct lanyfs_entry){
+        .type = e->type, .res1 = e->res1, .wrcnt = e->wrcnt, .left = e->left, .right = e->right,
+        .subtree = e->subtree, .size = e->size, .created = e->created, .modified = e->modified,
+        .attr = e->attr};
+    out->name_len = e->name_len < LANYFS_NAME_FIELD ? e->name_len : LANYFS_NAME_FIELD;
+    if (e->name != NULL)
+        memcpy(out->name, e->name, out->name_len);
 }
 
 void sc_entries_free(struct scan_result *r)

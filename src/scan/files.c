@@ -415,7 +415,7 @@ out:
 bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
 {
     struct scan_entry *x = sc_entry(r, id);
-    if (x == NULL || !lanyfs_entry_is_file(&x->e))
+    if (x == NULL || !scan_entry_is_file(x))
         return true;
     struct fwalk w = {.r = r, .id = id, .mode = mode, .needed = x->blocks_needed};
     bool ok = walk(&w);
@@ -446,7 +446,7 @@ bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
 bool sc_files_pass(struct scan_result *r)
 {
     for (size_t i = 0; i < r->nentries; i++) {
-        if (r->entries[i].state != SCAN_ENTRY_LIVE || !lanyfs_entry_is_file(&r->entries[i].e))
+        if (r->entries[i].state != SCAN_ENTRY_LIVE || !scan_entry_is_file(&r->entries[i]))
             continue;
         if (!sc_file_walk(r, r->entries[i].id, SC_FILE_LIVE))
             return false;
@@ -462,7 +462,7 @@ bool sc_files_judge(struct scan_result *r)
     for (size_t i = 0; i < r->nentries; i++) {
         struct scan_entry *x = &r->entries[i];
         struct sc_aux *a = &r->aux[i];
-        if (x->state != SCAN_ENTRY_LIVE || !lanyfs_entry_is_file(&x->e) || !a->walked)
+        if (x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) || !a->walked)
             continue;
         uint32_t id = x->id;
         struct sc_file_marks m;

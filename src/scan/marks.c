@@ -91,7 +91,7 @@ bool sc_mark_stale_link(struct scan_result *r, uint32_t src, enum sc_link link, 
 {
     struct scan_entry *se = sc_entry(r, src);
     struct scan_block *c = sc_cell(r, blk);
-    bool dir = lanyfs_entry_is_dir(&se->e);
+    bool dir = scan_entry_is_dir(se);
     bool listed = c != NULL && (c->cls == SCAN_BLK_CHAIN || c->cls == SCAN_BLK_FREE);
     char *text = NULL;
     struct scan_finding alt = {.code = SCAN_PR_TREE_PTR_TYPE, .entry = src, .block = se->block,
@@ -499,7 +499,7 @@ bool sc_marks_orphans(struct scan_result *r)
                                  .block = x->block};
         struct scan_finding alt = f;
         alt.code = SCAN_PR_ORPHAN_ENTRY;
-        const char *kind = sc_kind_name(&x->e);
+        const char *kind = sc_kind_name(x);
         if (!sc_report_alt(r, &f, x->path, kind, &alt, x->path, kind))
             return false;
     }
@@ -546,7 +546,7 @@ void sc_marks_settle(struct scan_result *r)
         driver = r->alt[i].code == 0 && driver_only(r->findings[i].code);
     /* The driver gives the files it creates the no-exec attribute (SPEC-§9.14). */
     for (size_t i = 0; i < r->nentries && !driver; i++)
-        driver = lanyfs_entry_is_file(&r->entries[i].e) &&
+        driver = scan_entry_is_file(&r->entries[i]) &&
                  (r->entries[i].e.attr & LANYFS_ATTR_NOEXEC) != 0;
     sc_settle(r, driver);
     /* The blocks of the provisional extender leak (sc_marks_leaks). */

@@ -1220,7 +1220,7 @@ static const struct scan_entry *ent(const struct sv *s, uint32_t id)
     return id >= 1 && id <= s->nents ? &s->ents[id - 1] : NULL;
 }
 
-static size_t name_len(const struct lanyfs_entry *e)
+static size_t name_len(const struct scan_entry_fields *e)
 {
     return e->name_len < LANYFS_NAME_FIELD ? e->name_len : LANYFS_NAME_FIELD;
 }
@@ -1332,7 +1332,7 @@ static uint32_t root_id(const struct sv *s)
 {
     for (size_t i = 0; i < s->nents; i++)
         if (s->ents[i].state == SCAN_ENTRY_LIVE && s->ents[i].parent == 0 &&
-            lanyfs_entry_is_dir(&s->ents[i].e))
+            scan_entry_is_dir(&s->ents[i]))
             return s->ents[i].id;
     return 0;
 }
@@ -1370,7 +1370,7 @@ static uint32_t dir_for(struct sv *s, uint32_t id)
     /* Walk up to a directory already planned (or the top); SV_PENDING marks the walk. */
     for (;;) {
         const struct scan_entry *c = ent(s, cur);
-        if (c == NULL || c->state != st || !lanyfs_entry_is_dir(&c->e))
+        if (c == NULL || c->state != st || !scan_entry_is_dir(c))
             break;
         if (s->dir_of[cur] == SV_PENDING)
             break; /* a cycle */
@@ -1518,10 +1518,10 @@ static bool plan_tree(struct sv *s, const struct kids *k, uint32_t id, enum salv
         const struct scan_entry *x = ent(s, cur);
         if (x == NULL || s->planned[cur])
             continue;
-        if (lanyfs_entry_is_file(&x->e)) {
+        if (scan_entry_is_file(x)) {
             /* In its directory when that is of its own state, else at the top of its kind. */
             const struct scan_entry *p = ent(s, x->parent);
-            uint32_t d = p != NULL && p->state == x->state && lanyfs_entry_is_dir(&p->e)
+            uint32_t d = p != NULL && p->state == x->state && scan_entry_is_dir(p)
                              ? dir_for(s, x->parent)
                              : top_dir(s, kind == SALVAGE_KIND_ORPHAN ? &s->d_orphans
                                                                      : &s->d_files,
@@ -1530,7 +1530,7 @@ static bool plan_tree(struct sv *s, const struct kids *k, uint32_t id, enum salv
                 goto out;
             continue;
         }
-        if (!lanyfs_entry_is_dir(&x->e))
+        if (!scan_entry_is_dir(x))
             continue;
         s->planned[cur] = 1;
         uint32_t d = dir_for(s, cur);
@@ -1604,7 +1604,7 @@ static struct view view_of(const struct scan_result *r)
     return v;
 }
 
-static int name_cmp(const struct lanyfs_entry *a, const struct lanyfs_entry *b)
+static int name_cmp(const struct scan_entry_fields *a, const struct scan_entry_fields *b)
 {
     size_t la = name_len(a), lb = name_len(b);
     int c = memcmp(a->name, b->name, la < lb ? la : lb);
@@ -1729,7 +1729,7 @@ static bool vindex_build(const struct view *v, const uint32_t *ddir, struct vind
         return false;
     for (size_t i = 0; i < v->nents; i++) {
         const struct scan_entry *y = &v->ents[i];
-        if (!lanyfs_entry_is_file(&y->e))
+        if (!scan_entry_is_file(y))
             continue;
         if (y->state == SCAN_ENTRY_DELETED)
             ix->del[ix->ndel++] = y->id;
@@ -1750,7 +1750,8 @@ static void vindex_free(struct vindex *ix)
 }
 
 /* < 0, 0, > 0: entry id against (name of e, directory dir) in the index's order. */
-static int key_cmp(const struct vindex *ix, uint32_t id, const struct lanyfs_entry *e, uint32_t dir)
+static int key_cmp(const struct vindex *ix, uint32_t id, const struct scan_entry_fields *e,
+                   uint32_t dir)
 {
     int c = name_cmp(&ix->v->ents[id - 1].e, e);
     if (c == 0 && ix->ddir[id] != dir)
@@ -1760,7 +1761,7 @@ static int key_cmp(const struct vindex *ix, uint32_t id, const struct lanyfs_ent
 
 /* The run [*from, *to) of ids whose (name, directory) is (e's name, dir). */
 static void key_run(const struct vindex *ix, const uint32_t *ids, size_t n,
-                    const struct lanyfs_entry *e, uint32_t dir, size_t *from, size_t *to)
+                    const struct scan_entry_fields *e, uint32_t dir, size_t *from, size_t *to)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
@@ -1895,7 +1896,7 @@ static bool plan_deleted(struct sv *s)
     }
     for (size_t i = 0; i < s->nents; i++) {
         const struct scan_entry *y = &s->ents[i];
-        if (y->state == SCAN_ENTRY_DELETED && lanyfs_entry_is_file(&y->e) && !s->planned[y->id])
+        if (y->state == SCAN_ENTRY_DELETED && scan_entry_is_file(y) && !s->planned[y->id])
             ids[n++] = y->id;
     }
     struct view v = {s->ents, s->nents, s->map, s->nblocks};
@@ -1922,7 +1923,7 @@ static bool plan_orphans(struct sv *s)
         /* Roots first: an orphan whose parent is no orphaned directory. */
         const struct scan_entry *p = ent(s, x->parent);
         if (x->state != SCAN_ENTRY_ORPHAN ||
-            (p != NULL && p->state == SCAN_ENTRY_ORPHAN && lanyfs_entry_is_dir(&p->e)))
+            (p != NULL && p->state == SCAN_ENTRY_ORPHAN && scan_entry_is_dir(p)))
             continue;
         ok = plan_tree(s, &k, x->id, SALVAGE_KIND_ORPHAN);
     }
@@ -2344,7 +2345,9 @@ static bool block_sources(struct sv *s, const struct scan_entry *x, enum salvage
         if (cm == NULL)
             return false;
         struct core_ctx cc = {cm, nb};
-        lanyfs_file_walk(s->fs, &x->e, core_extent, NULL, &cc, NULL);
+        struct lanyfs_entry fe;
+        scan_entry_fields(x, &fe);
+        lanyfs_file_walk(s->fs, &fe, core_extent, NULL, &cc, NULL);
         for (uint64_t i = 0; i < nb; i++)
             if (dblk[i] == 0 && cm[i] < s->nblocks)
                 dblk[i] = cm[i];
@@ -3099,7 +3102,7 @@ static void find_legal_holes(struct sv *s)
             s->earlier[f[i].entry] = 1;
         if (f[i].code == SCAN_PR_SB_ROOT_SEARCHED) {
             const struct scan_entry *root = ent(s, root_id(s));
-            s->root_named = root != NULL && !lanyfs_entry_is_formatter_root(&root->e);
+            s->root_named = root != NULL && !scan_entry_is_formatter_root(root);
         }
     }
 }
@@ -3129,7 +3132,7 @@ static bool plan_entries(struct sv *s, const struct kids *live)
             ok = plan_tree(s, live, id, SALVAGE_KIND_LIVE);
             break;
         case SCAN_ENTRY_DELETED:
-            if (!lanyfs_entry_is_file(&x->e)) {
+            if (!scan_entry_is_file(x)) {
                 problem(s, "entry %" PRIu32 ": a deleted directory keeps no entries to copy", id);
                 break;
             }
@@ -3393,7 +3396,7 @@ enum lanyfs_err salvage_versions(const struct scan_result *scan, const char *pat
     const struct scan_entry *x = ent(&s, live);
     size_t nv = 0;
     uint32_t dir = 0;
-    if (x != NULL && lanyfs_entry_is_file(&x->e)) {
+    if (x != NULL && scan_entry_is_file(x)) {
         struct vindex ix;
         if (!vindex_build(&v, ddir, &ix)) {
             vindex_free(&ix);
@@ -3426,7 +3429,7 @@ enum lanyfs_err salvage_versions(const struct scan_result *scan, const char *pat
         for (size_t i = 0; i < v.nents; i++) {
             const struct scan_entry *y = &v.ents[i];
             size_t yl = name_len(&y->e);
-            if (y->state == SCAN_ENTRY_DELETED && lanyfs_entry_is_file(&y->e) &&
+            if (y->state == SCAN_ENTRY_DELETED && scan_entry_is_file(y) &&
                 ((yl == bl && memcmp(y->e.name, base, bl) == 0) ||
                  (yl == ul && memcmp(y->e.name, ubase, ul) == 0)) &&
                 (ddir[y->id] == 0 || ddir[y->id] == dir))
@@ -3435,7 +3438,7 @@ enum lanyfs_err salvage_versions(const struct scan_result *scan, const char *pat
         free(ubase);
         sort_newest(&v, ids, nv);
     }
-    if (x != NULL && lanyfs_entry_is_file(&x->e))
+    if (x != NULL && scan_entry_is_file(x))
         res[cnt++] = (struct salvage_version){
             .number = 0, .entry = x->id, .state = x->state, .block = x->block,
             .wrcnt = x->e.wrcnt, .created = x->e.created, .modified = x->e.modified,

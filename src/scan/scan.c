@@ -238,7 +238,7 @@ void scan_summarize(const struct scan_result *r, struct scan_summary *s)
         const struct scan_entry *x = &r->entries[i];
         switch (x->state) {
         case SCAN_ENTRY_LIVE:
-            if (lanyfs_entry_is_dir(&x->e)) {
+            if (scan_entry_is_dir(x)) {
                 s->dirs++;
             } else {
                 s->files++;

@@ -295,7 +295,7 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len);
 uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n);
 void sc_data_free(struct scan_result *r, uint32_t id);
 /* "directory" or "file". */
-const char *sc_kind_name(const struct lanyfs_entry *e);
+const char *sc_kind_name(const struct scan_entry *x);
 void sc_entries_free(struct scan_result *r);
 
 /* ---- finding.c ------------------------------------------------------------ */

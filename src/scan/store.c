@@ -1134,7 +1134,7 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
     enum lanyfs_err rc = LANYFS_OK;
     for (size_t i = 0; i < n && rc == LANYFS_OK; i++) {
         const struct scan_entry *se = &ents[i];
-        const struct lanyfs_entry *e = &se->e;
+        const struct scan_entry_fields *e = &se->e;
         char created[48], modified[48];
         const char *kc = NULL, *km = NULL;
         struct batch *b = &w->b[W_ENTRY];
@@ -1144,7 +1144,7 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
         if (ts_iso(&e->modified, modified, sizeof(modified)) &&
             (km = batch_keep(b, modified)) == NULL)
             return nomem(w->db, b->s.name, w->err);
-        size_t name_len = e->name_len <= sizeof(e->name) ? e->name_len : sizeof(e->name);
+        size_t name_len = e->name_len <= LANYFS_NAME_FIELD ? e->name_len : LANYFS_NAME_FIELD;
         rc = ROW(w, W_ENTRY, VI(w->scan), VI(se->id), VU(se->block),
                  VID(se->parent), VI(se->state), VI(e->type), VB(e->name, name_len),
                  VT(se->path != NULL ? se->path : ""), VU(e->size),

@@ -276,7 +276,7 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
     struct scan_entry *x = sc_entry(r, id);
-    if (!lanyfs_entry_is_file(&x->e) || x->blocks_needed == 0)
+    if (!scan_entry_is_file(x) || x->blocks_needed == 0)
         return true;
     /* Its map survives when the extenders were freed whole: read it. */
     if (x->e.subtree != 0 && x->e.subtree < r->dev_blocks) {
@@ -351,7 +351,7 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
 static bool twice_from_orphan(struct scan_result *r, uint32_t id)
 {
     struct scan_entry *x = sc_entry(r, id);
-    uint64_t links[3] = {x->e.left, x->e.right, lanyfs_entry_is_dir(&x->e) ? x->e.subtree : 0};
+    uint64_t links[3] = {x->e.left, x->e.right, scan_entry_is_dir(x) ? x->e.subtree : 0};
     for (int j = 0; j < 3; j++) {
         struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
         if (t == NULL || (t->cls != SCAN_BLK_DIR && t->cls != SCAN_BLK_FILE))
@@ -381,7 +381,7 @@ static bool link_orphans(struct scan_result *r)
         struct scan_entry *x = &r->entries[i];
         if (x->state != SCAN_ENTRY_ORPHAN)
             continue;
-        uint64_t links[3] = {x->e.left, x->e.right, lanyfs_entry_is_dir(&x->e) ? x->e.subtree : 0};
+        uint64_t links[3] = {x->e.left, x->e.right, scan_entry_is_dir(x) ? x->e.subtree : 0};
         for (int j = 0; j < 3; j++) {
             struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
             if (t == NULL || t->cls != SCAN_BLK_ORPHAN || t->owner == x->id ||
@@ -418,7 +418,7 @@ static bool link_orphans(struct scan_result *r)
                     goto out;
                 struct scan_entry *p = sc_entry(r, stack[--sp]);
                 uint64_t links[3] = {p->e.left, p->e.right,
-                                     lanyfs_entry_is_dir(&p->e) ? p->e.subtree : 0};
+                                     scan_entry_is_dir(p) ? p->e.subtree : 0};
                 for (int j = 0; j < 3; j++) {
                     struct scan_block *t = links[j] ? sc_cell(r, links[j]) : NULL;
                     if (t == NULL || t->cls != SCAN_BLK_ORPHAN)
@@ -446,7 +446,7 @@ static bool link_orphans(struct scan_result *r)
         uint32_t id = x->id;
         if (!twice_from_orphan(r, id))
             goto out;
-        if (lanyfs_entry_is_file(&r->entries[i].e) && !sc_file_walk(r, id, SC_FILE_ORPHAN))
+        if (scan_entry_is_file(&r->entries[i]) && !sc_file_walk(r, id, SC_FILE_ORPHAN))
             goto out;
     }
     ok = true;
@@ -507,13 +507,13 @@ bool sc_sweep_pass(struct scan_result *r)
                        &(struct scan_finding){.code = SCAN_PR_DELETED_ENTRY, .entry = x->id,
                                               .block = x->block, .count = x->blocks_intact,
                                               .count2 = x->blocks_needed},
-                       x->path, "%s", sc_kind_name(&x->e)))
+                       x->path, "%s", sc_kind_name(x)))
             goto out;
         if (made_known && ts_seconds(&x->e.created, &born) && born < made &&
             !sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_DELETED_BEFORE_FORMAT,
                                               .entry = x->id, .block = x->block},
-                       x->path, "%s", sc_kind_name(&x->e)))
+                       x->path, "%s", sc_kind_name(x)))
             goto out;
     }
     if (!link_orphans(r))

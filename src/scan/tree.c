@@ -89,7 +89,7 @@ static bool check_node(struct scan_result *r, uint32_t id, const struct tframe *
 {
     struct scan_entry *x = sc_entry(r, id);
     struct scan_finding f = {.entry = id, .block = x->block};
-    const struct lanyfs_entry *e = &x->e;
+    const struct scan_entry_fields *e = &x->e;
     if (e->name_len == 0) {
         f.code = SCAN_PR_TREE_NAME_EMPTY;
         if (!sc_report(r, &f, x->path, NULL))
@@ -357,7 +357,7 @@ bool sc_tree_pass(struct scan_result *r)
         enum sc_link kind;
         uint64_t L;
         if (which == 0) {
-            if (!lanyfs_entry_is_dir(&x->e) || x->state != SCAN_ENTRY_LIVE)
+            if (!scan_entry_is_dir(x) || x->state != SCAN_ENTRY_LIVE)
                 continue;
             L = x->e.subtree;
             kind = SC_LINK_SUBTREE;

@@ -418,6 +418,55 @@ START_TEST(tree_duplicate_names)
 }
 END_TEST
 
+/* Names are kept apart from the entries (scan_entry_fields): a name field
+ * without a NUL keeps all 256 bytes, one with bytes after its NUL keeps
+ * the bytes before it; each is NUL-terminated, and scan_entry_fields
+ * gives the core's struct with the field NUL-padded. */
+START_TEST(tree_names_kept)
+{
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    uint8_t data[16] = {0};
+    uint64_t full = fx_file(fx, fx_root(fx), "full", data, sizeof(data));
+    uint64_t tail = fx_file(fx, fx_root(fx), "tail", data, sizeof(data));
+    ck_assert(full && tail);
+    memset(fx_block(fx, full) + LANYFS_EN_NAME, 'z', LANYFS_NAME_FIELD);
+    uint8_t *tn = fx_block(fx, tail) + LANYFS_EN_NAME;
+    memset(tn + 5, 'q', LANYFS_NAME_FIELD - 5); /* "tail\0" then garbage */
+    struct scan_result *r = scan_fx(fx, false);
+    const struct scan_entry *ents;
+    size_t n = scan_entries(r, &ents);
+    bool seen_full = false, seen_tail = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_entry *x = &ents[i];
+        struct lanyfs_entry e;
+        scan_entry_fields(x, &e);
+        ck_assert_uint_eq(e.name_len, x->e.name_len);
+        ck_assert_uint_eq(x->e.name[x->e.name_len], 0);
+        if (x->block == full) {
+            seen_full = true;
+            ck_assert_uint_eq(x->e.name_len, LANYFS_NAME_FIELD);
+            for (size_t k = 0; k < LANYFS_NAME_FIELD; k++)
+                ck_assert_uint_eq(x->e.name[k], 'z');
+            ck_assert(memcmp(e.name, x->e.name, LANYFS_NAME_FIELD) == 0);
+        } else if (x->block == tail) {
+            seen_tail = true;
+            ck_assert_uint_eq(x->e.name_len, 4);
+            ck_assert(memcmp(x->e.name, "tail", 5) == 0);
+            for (size_t k = 4; k < LANYFS_NAME_FIELD; k++)
+                ck_assert_uint_eq(e.name[k], 0);
+        }
+        ck_assert_uint_eq(e.size, x->e.size);
+        ck_assert_uint_eq(e.subtree, x->e.subtree);
+        ck_assert_uint_eq(e.type, x->e.type);
+    }
+    ck_assert(seen_full && seen_tail);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_TREE_NAME_NO_NUL), 1);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
 /* ---- files ------------------------------------------------------------------ */
 
 START_TEST(files_data_lists)
@@ -870,6 +919,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
     tcase_add_test(tc, tree_duplicate_names);
+    tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
     tcase_add_test(tc, files_shared_block);
     tcase_add_test(tc, free_list_counts);

@@ -107,9 +107,12 @@ uint32_t fake_entry(struct scan_result *r, uint64_t block, uint32_t parent,
     e->e.type = type;
     e->e.size = size;
     e->e.wrcnt = 1;
-    if (name_len > sizeof(e->e.name))
-        name_len = sizeof(e->e.name);
-    memcpy(e->e.name, name, name_len);
+    if (name_len > LANYFS_NAME_FIELD)
+        name_len = LANYFS_NAME_FIELD;
+    uint8_t *nm = xrealloc(NULL, name_len + 1);
+    memcpy(nm, name, name_len);
+    nm[name_len] = 0;
+    e->e.name = nm;
     e->e.name_len = name_len;
     e->path = xstrdup(path);
     if (type == LANYFS_TYPE_FILE && r->have_geom)
@@ -166,6 +169,7 @@ void scan_result_free(struct scan_result *r)
     }
     for (size_t i = 0; i < r->nent; i++) {
         free(r->ents[i].path);
+        free((void *)r->ents[i].e.name);
         free(r->ents[i].data);
     }
     free(r->findings);
