@@ -643,11 +643,26 @@ int fsck_run(const struct fsck_opts *o)
              * another format's, whose pointers count other blocks. */
             if (has_code(res, "SB_FORMAT_INTERRUPTED") && a.rootdir > 1 &&
                 fsck_root_is_formatters(res, a.rootdir)) {
-                say(r, _("%s: the format was cut before it wrote its root directory, and block "
-                         "%" PRIu64 " holds the root directory of another format: not repaired, "
-                         "since a new root would give that format's blocks away.  Copy the files "
-                         "out with lanyfs salvage (--geometry for the other format)."),
-                    r->dev_esc, a.rootdir);
+                /* That format put its root at its own block 1: its block
+                 * size is where the root lies, when that is one. */
+                unsigned bits = lanyfs_fs_super(r->fs)->blockbits;
+                uint64_t obs = a.rootdir < 64 && bits <= 12 ? a.rootdir << bits : 0;
+                if (obs >= LANYFS_BLOCKSIZE_MIN && obs <= LANYFS_BLOCKSIZE_MAX &&
+                    (obs & (obs - 1)) == 0)
+                    say(r, _("%s: the format was cut before it wrote its root directory, and "
+                             "block %" PRIu64 " holds the root directory of an earlier format "
+                             "of %" PRIu64 "-byte blocks: not repaired, since a new root would "
+                             "give that format's blocks away.  Copy its files out with "
+                             "lanyfs salvage --geometry %" PRIu64 ":AL (AL its address length, "
+                             "4 by default)."),
+                        r->dev_esc, a.rootdir, obs, obs);
+                else
+                    say(r, _("%s: the format was cut before it wrote its root directory, and "
+                             "block %" PRIu64 " holds the root directory of another format: not "
+                             "repaired, since a new root would give that format's blocks away.  "
+                             "Copy the files out with lanyfs salvage (--geometry for the other "
+                             "format)."),
+                        r->dev_esc, a.rootdir);
                 break;
             }
             bool found = a.rootdir != 0 && fsck_root_is_formatters(res, a.rootdir);
