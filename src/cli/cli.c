@@ -23,35 +23,10 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-/* "BLOCKSIZE:ADDRLEN", e.g. "2048:2". */
-bool cli_parse_geometry(const char *s, unsigned *bits, unsigned *addrlen)
-{
-    const char *colon = strchr(s, ':');
-    if (colon == NULL)
-        return false;
-    char head[16];
-    size_t n = (size_t)(colon - s);
-    if (n == 0 || n >= sizeof(head))
-        return false;
-    memcpy(head, s, n);
-    head[n] = '\0';
-    uint64_t bs, al;
-    if (!cli_parse_u64(head, &bs) || !cli_parse_u64(colon + 1, &al))
-        return false;
-    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
-        if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
-            *bits = b;
-            *addrlen = (unsigned)al;
-            return true;
-        }
-    }
-    return false;
-}
-
 int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned *bits,
                         unsigned *addrlen)
 {
-    if (cli_parse_geometry(arg, bits, addrlen))
+    if (lanyfs_geom_parse(arg, bits, addrlen))
         return 0;
     return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE:ADDRLEN with a block size "
                                   "512..4096 and 1..8 address bytes, not '%s'"),

@@ -49,9 +49,7 @@ int cli_bad_option(const struct cli_command *cmd, char **argv);
 
 /* A decimal number without sign, spaces or overflow (option values); false when not one. */
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* "BLOCKSIZE:ADDRLEN", e.g. "2048:2": the block size as log2 and the address bytes. */
-bool cli_parse_geometry(const char *s, unsigned *bits, unsigned *addrlen);
-/* cli_parse_geometry for --geometry ARG: 0, or the usage error's exit status. */
+/* lanyfs_geom_parse for --geometry ARG: 0, or the usage error's exit status. */
 int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned *bits,
                         unsigned *addrlen);
 

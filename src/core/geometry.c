@@ -5,6 +5,8 @@
  * extender holds (blocksize - 5) / addrlen ("extmax"), and a level-L tree
  * maps extmax^(L+1) file blocks.  All products saturate instead of wrapping.
  */
+#include <string.h>
+
 #include "lanyfs.h"
 
 enum lanyfs_err lanyfs_geom_init(struct lanyfs_geom *g, unsigned blockbits, unsigned addrlen,
@@ -57,4 +59,36 @@ unsigned lanyfs_geom_level_for(const struct lanyfs_geom *g, uint64_t nblocks)
 uint64_t lanyfs_geom_blocks_for_size(const struct lanyfs_geom *g, uint64_t size)
 {
     return (size >> g->blockbits) + ((size & (g->blocksize - 1)) != 0);
+}
+
+/* A decimal number of at most 19 digits, nothing else. */
+static bool parse_decimal(const char *s, size_t n, uint64_t *out)
+{
+    if (n == 0 || n > 19)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+bool lanyfs_geom_parse(const char *s, unsigned *blockbits, unsigned *addrlen)
+{
+    const char *colon = s != NULL ? strchr(s, ':') : NULL;
+    uint64_t bs, al;
+    if (colon == NULL || !parse_decimal(s, (size_t)(colon - s), &bs) ||
+        !parse_decimal(colon + 1, strlen(colon + 1), &al))
+        return false;
+    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
+        if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
+            *blockbits = b;
+            *addrlen = (unsigned)al;
+            return true;
+        }
+    }
+    return false;
 }

@@ -46,6 +46,12 @@ struct lanyfs_geom {
     uint64_t blocks;      /* blocks on the device, as the superblock says */
 };
 
+/*
+ * A geometry as written on a command line, "BLOCKSIZE:ADDRLEN" (e.g.
+ * "2048:2"): decimal, a block size of 512..4096 that is a power of two and
+ * 1..8 address bytes.  The block size comes back as its log2.
+ */
+bool lanyfs_geom_parse(const char *s, unsigned *blockbits, unsigned *addrlen);
 /* Fill g from the raw superblock values; LANYFS_E_GEOMETRY when out of range. */
 enum lanyfs_err lanyfs_geom_init(struct lanyfs_geom *g, unsigned blockbits, unsigned addrlen,
                                  uint64_t blocks, struct lanyfs_error *err);
