@@ -16,6 +16,8 @@ struct _RescueApplication {
     AdwApplication parent_instance;
 
     char *smoke_folder;   /* --smoke-test=FOLDER, NULL for a normal run (owned) */
+    unsigned geom_bits;   /* --geometry BS:AL for the images named: log2 BS, 0 = none */
+    unsigned geom_addrlen;/* its AL */
     int exit_status;      /* what main() returns */
 };
 
@@ -143,7 +145,11 @@ static void rescue_application_open(GApplication *application, GFile **files, in
             rescue_smoke_start(window, self->smoke_folder, path, on_smoke_done, self);
             return; /* one image per smoke test */
         }
-        rescue_window_open_path(window, path);
+        if (self->geom_bits != 0)
+            rescue_window_open_path_with_geometry(window, path, self->geom_bits,
+                                                  self->geom_addrlen);
+        else
+            rescue_window_open_path(window, path);
     }
 }
 
@@ -155,6 +161,19 @@ static int rescue_application_handle_local_options(GApplication *application,
     if (g_variant_dict_contains(options, "version")) {
         g_print("lanyfs-rescue %s\n", PACKAGE_VERSION);
         return 0;
+    }
+    const char *geometry = NULL;
+    if (g_variant_dict_lookup(options, "geometry", "&s", &geometry)) {
+        if (!lanyfs_geom_parse(geometry, &self->geom_bits, &self->geom_addrlen)) {
+            g_printerr(_("lanyfs-rescue: --geometry expects BLOCKSIZE:ADDRLEN with a block size "
+                         "512..4096 and 1..8 address bytes, not '%s'\n"),
+                       geometry);
+            return 2;
+        }
+        /* The images are opened here, with the geometry, not handed to a
+         * window already open. */
+        g_application_set_flags(application,
+                                g_application_get_flags(application) | G_APPLICATION_NON_UNIQUE);
     }
     if (g_variant_dict_lookup(options, "smoke-test", "^ay", &self->smoke_folder)) {
         /* A test runs on its own, whatever else is running. */
@@ -188,6 +207,10 @@ static void rescue_application_init(RescueApplication *self)
 {
     static const GOptionEntry entries[] = {
         {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version and quit"), NULL},
+        {"geometry", 0, 0, G_OPTION_ARG_STRING, NULL,
+         N_("Read the images named with this block size and address length, whatever block 0 "
+            "says (an earlier format on a stick formatted again); no repair is offered"),
+         N_("BS:AL")},
         {"smoke-test", 0, 0, G_OPTION_ARG_FILENAME, NULL,
          N_("Scan the image, save screenshots of every view into FOLDER, and quit"),
          N_("FOLDER")},

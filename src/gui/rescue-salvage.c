@@ -263,6 +263,12 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     so.progress = on_scan_progress;
     so.progress_ctx = &run;
     so.cancel = &run.cancel;
+    /* Read as the scan shown was: with the geometry given (--geometry), if it was. */
+    const struct scan_result *shown_scan = rescue_data_get_scan_result(data);
+    if (shown_scan != NULL && scan_geom_given(shown_scan) && scan_geom(shown_scan) != NULL) {
+        so.blocksize = scan_geom(shown_scan)->blocksize;
+        so.addrlen = scan_geom(shown_scan)->addrlen;
+    }
     rc = scan_fs(fs, &so, &scan, &err);
     if (g_cancellable_set_error_if_cancelled(cancellable, error))
         goto out;

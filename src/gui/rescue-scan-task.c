@@ -25,6 +25,7 @@
 
 typedef struct {
     char *path;                       /* what to open (owned) */
+    unsigned blockbits, addrlen;      /* a geometry given (scan_opts), 0 = none */
     RescueProgress *progress;         /* shared with the main context (owned reference) */
     volatile int cancel;              /* scan_opts.cancel, set when the cancellable fires */
     GCancellable *cancellable;        /* the caller's, NULL when none (owned reference) */
@@ -155,6 +156,10 @@ static void scan_thread(GTask *task, gpointer source_object, gpointer task_data,
 
         opts.progress = on_scan_progress;
         opts.progress_ctx = job;
+        if (job->blockbits != 0) {
+            opts.blocksize = (uint32_t)1 << job->blockbits;
+            opts.addrlen = job->addrlen;
+        }
         opts.cancel = &job->cancel;
         rescue_progress_post(job->progress, 0, rescue_scan_phase_name(SCAN_PHASE_SUPER));
         rc = scan_image(job->path, &opts, &result, &err);
@@ -209,6 +214,15 @@ void rescue_scan_async(const char *path, GCancellable *cancellable,
                        RescueScanProgressFunc progress, gpointer progress_data,
                        GAsyncReadyCallback callback, gpointer user_data)
 {
+    rescue_scan_geometry_async(path, 0, 0, cancellable, progress, progress_data, callback,
+                               user_data);
+}
+
+void rescue_scan_geometry_async(const char *path, unsigned blockbits, unsigned addrlen,
+                                GCancellable *cancellable, RescueScanProgressFunc progress,
+                                gpointer progress_data, GAsyncReadyCallback callback,
+                                gpointer user_data)
+{
     g_autoptr(GTask) task = NULL;
     Job *job;
 
@@ -217,6 +231,8 @@ void rescue_scan_async(const char *path, GCancellable *cancellable,
 
     job = g_new0(Job, 1);
     job->path = g_strdup(path);
+    job->blockbits = blockbits;
+    job->addrlen = addrlen;
     job->progress = rescue_progress_new(progress, progress_data);
     job->callback = callback;
     job->user_data = user_data;
@@ -226,7 +242,7 @@ void rescue_scan_async(const char *path, GCancellable *cancellable,
                                                NULL);
 
     task = g_task_new(NULL, cancellable, scan_done, NULL);
-    g_task_set_source_tag(task, rescue_scan_async);
+    g_task_set_source_tag(task, rescue_scan_geometry_async);
     g_task_set_name(task, "[rescue] scan");
     g_task_set_task_data(task, job, job_free);
     g_task_run_in_thread(task, scan_thread);
@@ -235,7 +251,7 @@ void rescue_scan_async(const char *path, GCancellable *cancellable,
 RescueData *rescue_scan_finish(GAsyncResult *result, GError **error)
 {
     g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
-    g_return_val_if_fail(g_task_get_source_tag(G_TASK(result)) == rescue_scan_async, NULL);
+    g_return_val_if_fail(g_task_get_source_tag(G_TASK(result)) == rescue_scan_geometry_async, NULL);
 
     return g_task_propagate_pointer(G_TASK(result), error);
 }

@@ -27,6 +27,16 @@ RescueSourceKind rescue_scan_detect_kind(const char *path);
 void rescue_scan_async(const char *path, GCancellable *cancellable,
                        RescueScanProgressFunc progress, gpointer progress_data,
                        GAsyncReadyCallback callback, gpointer user_data);
+/*
+ * The same with the geometry given (blockbits 9..12 and addrlen 1..8, as
+ * lanyfs scan --geometry): the image is read with it whatever block 0
+ * says, the way to an earlier format on a stick formatted again.  Both 0:
+ * rescue_scan_async.  A scan database ignores them.
+ */
+void rescue_scan_geometry_async(const char *path, unsigned blockbits, unsigned addrlen,
+                                GCancellable *cancellable, RescueScanProgressFunc progress,
+                                gpointer progress_data, GAsyncReadyCallback callback,
+                                gpointer user_data);
 RescueData *rescue_scan_finish(GAsyncResult *result, GError **error);
 
 /* The translated name of a scan phase. */

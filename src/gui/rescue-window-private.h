@@ -50,6 +50,9 @@ struct _RescueWindow {
     gboolean scan_ok;             /* the last scan gave results */
     guint frames_after_scan;      /* frames drawn since it ended */
     gboolean smoke;               /* driven by the smoke test: no dialogs */
+    char *geom_path;              /* the image a geometry was given for (--geometry), owned */
+    unsigned geom_bits, geom_addrlen; /* that geometry; 0 = none */
+    gboolean geom_used;           /* the scan shown was read with it: no repair */
 };
 
 /* rescue-window.c */

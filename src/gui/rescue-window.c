@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "rescue-block-map.h"
 #include "rescue-scan-task.h"
@@ -147,7 +148,7 @@ void _rescue_window_update_actions(RescueWindow *self)
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage-all",
                                   have && !scanning && !working);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.repair",
-                                  have && !scanning && !working);
+                                  have && !scanning && !working && !self->geom_used);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.export", have && !scanning && !working);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.search", have && !scanning);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.zoom-in", have);
@@ -277,9 +278,26 @@ void rescue_window_open_path(RescueWindow *self, const char *path)
     self->scan_started = g_get_monotonic_time();
     g_clear_pointer(&self->stall, rescue_stall_meter_free);
     self->stall = rescue_stall_meter_new(5);
-    rescue_scan_async(self->path, self->scan, on_scan_progress, self, on_scan_done,
-                      g_object_ref(self));
+    self->geom_used = self->geom_path != NULL && strcmp(self->geom_path, self->path) == 0;
+    rescue_scan_geometry_async(self->path, self->geom_used ? self->geom_bits : 0,
+                               self->geom_used ? self->geom_addrlen : 0, self->scan,
+                               on_scan_progress, self, on_scan_done, g_object_ref(self));
     _rescue_window_update_actions(self);
+}
+
+void rescue_window_open_path_with_geometry(RescueWindow *self, const char *path,
+                                           unsigned blockbits, unsigned addrlen)
+{
+    g_return_if_fail(RESCUE_IS_WINDOW(self));
+    g_return_if_fail(path != NULL);
+    g_return_if_fail(blockbits >= LANYFS_BLOCKBITS_MIN && blockbits <= LANYFS_BLOCKBITS_MAX);
+    g_return_if_fail(addrlen >= LANYFS_ADDRLEN_MIN && addrlen <= LANYFS_ADDRLEN_MAX);
+
+    g_free(self->geom_path);
+    self->geom_path = g_strdup(path);
+    self->geom_bits = blockbits;
+    self->geom_addrlen = addrlen;
+    rescue_window_open_path(self, path);
 }
 
 RescueData *rescue_window_get_data(RescueWindow *self)
@@ -413,6 +431,7 @@ static void rescue_window_dispose(GObject *object)
     g_clear_pointer(&self->data, rescue_data_unref);
     g_clear_object(&self->settings);
     g_clear_pointer(&self->path, g_free);
+    g_clear_pointer(&self->geom_path, g_free);
     G_OBJECT_CLASS(rescue_window_parent_class)->dispose(object);
 }
 

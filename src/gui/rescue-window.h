@@ -22,6 +22,14 @@ RescueWindow *rescue_window_new(AdwApplication *application);
 
 /* Scan the image or device at path, or read the scan database at path. */
 void rescue_window_open_path(RescueWindow *self, const char *path);
+/*
+ * The same, reading the image with a geometry given (lanyfs-rescue
+ * --geometry BS:AL: blockbits 9..12, addrlen 1..8) now and when it is
+ * scanned again; not for other images.  Repairs are then not offered:
+ * fsck-lanyfs writes only on the geometry block 0 gives.
+ */
+void rescue_window_open_path_with_geometry(RescueWindow *self, const char *path,
+                                           unsigned blockbits, unsigned addrlen);
 /* The scan shown, NULL before the first one. */
 RescueData *rescue_window_get_data(RescueWindow *self);
 

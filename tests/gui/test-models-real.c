@@ -377,6 +377,51 @@ static void test_salvage(void)
 }
 
 /* The scan read back from a database is the scan that was written. */
+/*
+ * RESCUE_TEST_EARLIER: /old.txt on a 4 KiB format, whose block 0 a 1 KiB
+ * format wrote over.  Read as block 0 says, /old.txt is no live file; read
+ * with the geometry given (lanyfs-rescue --geometry 4096:4), it is, and
+ * salvage reads it the same way: the copy is exact.
+ */
+static void test_given_geometry(void)
+{
+    const char *p = g_getenv("RESCUE_TEST_EARLIER");
+    ScanRun run = {0}, grun = {0};
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RescueSalvageReport) report = NULL;
+    g_autoptr(RescueData) d = NULL;
+    g_autofree char *dest = g_dir_make_tmp("rescue-geometry-XXXXXX", NULL);
+    g_autofree char *copy = NULL;
+    g_autofree char *text = NULL;
+    guint32 id;
+
+    g_assert_nonnull(p);
+    g_assert_nonnull(dest);
+    {
+        g_autoptr(RescueData) plain = scan(p, NULL, &run);
+        g_assert_no_error(run.error);
+        g_assert_cmpuint(find_path(plain, "/old.txt", SCAN_ENTRY_LIVE), ==, 0);
+    }
+    rescue_scan_geometry_async(p, 12, 4, NULL, on_progress, &grun, on_done, &grun);
+    while (!grun.done)
+        g_main_context_iteration(NULL, TRUE);
+    g_assert_no_error(grun.error);
+    d = grun.data;
+    g_assert_nonnull(d);
+    g_assert_cmpuint(rescue_data_get_geometry(d)->blocksize, ==, 4096);
+    id = find_path(d, "/old.txt", SCAN_ENTRY_LIVE);
+    g_assert_cmpuint(id, !=, 0);
+
+    report = rescue_salvage_run(d, &id, 1, dest, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(report);
+    g_assert_cmpuint(report->exact, ==, 1);
+    copy = g_build_filename(report->folder, "files", "old.txt", NULL);
+    text = read_text(copy);
+    g_assert_cmpstr(text, ==, "kept in the earlier format\n");
+    remove_tree(dest);
+}
+
 static void test_store_equivalence(void)
 {
     g_autofree char *dir = g_dir_make_tmp("rescue-db-XXXXXX", NULL);
@@ -570,6 +615,7 @@ int main(int argc, char **argv)
     g_test_add_func("/real/image-reads", test_image_reads);
     g_test_add_func("/real/salvage", test_salvage);
     g_test_add_func("/real/store-equivalence", test_store_equivalence);
+    g_test_add_func("/real/given-geometry", test_given_geometry);
     g_test_add_func("/real/wear-export", test_wear_export);
     g_test_add_func("/real/bulk-model", test_bulk_model);
     return g_test_run();
