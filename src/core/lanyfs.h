@@ -159,17 +159,22 @@ size_t lanyfs_super_check(const struct lanyfs_super *sb, uint64_t image_bytes,
 
 /* ---- entry.c: directory and file blocks ------------------------------ */
 
+/* An entry block's fields but its name: struct lanyfs_entry, and the
+ * scanner's struct scan_entry_fields, which keeps the name elsewhere. */
+#define LANYFS_ENTRY_FIELDS                                                                 \
+    uint8_t type;              /* LANYFS_TYPE_DIR or LANYFS_TYPE_FILE (or what the disk says) */ \
+    uint8_t res1;              /* reserved byte 1 */                                        \
+    uint16_t wrcnt;            /* write counter */                                          \
+    uint64_t left;             /* sibling with a greater name */                            \
+    uint64_t right;            /* sibling with a smaller name */                            \
+    uint64_t subtree;          /* directory: root of its entries; file: top extender */     \
+    uint64_t size;             /* file size in bytes */                                     \
+    struct lanyfs_ts created;  /* creation */                                               \
+    struct lanyfs_ts modified; /* last modification */                                      \
+    uint16_t attr;             /* LANYFS_ATTR_* */
+
 struct lanyfs_entry {
-    uint8_t type;               /* LANYFS_TYPE_DIR or LANYFS_TYPE_FILE (or what the disk says) */
-    uint8_t res1;               /* reserved byte 1 */
-    uint16_t wrcnt;             /* write counter */
-    uint64_t left;              /* sibling with a greater name */
-    uint64_t right;             /* sibling with a smaller name */
-    uint64_t subtree;           /* directory: root of its entries; file: top extender */
-    uint64_t size;              /* file size in bytes */
-    struct lanyfs_ts created;   /* creation */
-    struct lanyfs_ts modified;  /* last modification */
-    uint16_t attr;              /* LANYFS_ATTR_* */
+    LANYFS_ENTRY_FIELDS
     uint8_t name[256];          /* raw name field */
     size_t name_len;            /* bytes before the first NUL, 256 when none */
 };

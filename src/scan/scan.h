@@ -70,16 +70,7 @@ enum scan_entry_state {
  * struct lanyfs_entry for the core's functions.
  */
 struct scan_entry_fields {
-    uint8_t type;               /* LANYFS_TYPE_DIR or LANYFS_TYPE_FILE (or what the disk says) */
-    uint8_t res1;               /* reserved byte 1 */
-    uint16_t wrcnt;             /* write counter */
-    uint64_t left;              /* sibling with a greater name */
-    uint64_t right;             /* sibling with a smaller name */
-    uint64_t subtree;           /* directory: root of its entries; file: top extender */
-    uint64_t size;              /* file size in bytes */
-    struct lanyfs_ts created;   /* creation */
-    struct lanyfs_ts modified;  /* last modification */
-    uint16_t attr;              /* LANYFS_ATTR_* */
+    LANYFS_ENTRY_FIELDS
     const uint8_t *name;        /* name_len bytes, then a NUL; never NULL */
     size_t name_len;            /* bytes before the first NUL, 256 when none */
 };
