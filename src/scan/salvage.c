@@ -60,7 +60,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "magic_lazy.h"
 #include "salvage.h"
 #include "undo.h"
