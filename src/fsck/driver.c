@@ -371,6 +371,20 @@ static bool has_code(const struct scan_result *res, const char *name)
     return false;
 }
 
+/* The finding of that code about block blk, NULL when there is none. */
+static const struct scan_finding *finding_at(const struct scan_result *res, const char *name,
+                                             uint64_t blk)
+{
+    const struct scan_finding *fs;
+    size_t n = scan_findings(res, &fs);
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
+        if (pi != NULL && fs[i].block == blk && strcmp(pi->name, name) == 0)
+            return &fs[i];
+    }
+    return NULL;
+}
+
 /* Plan and write one round's repair.  Returns false on an operational error. */
 static bool repair(struct run *r, struct scan_result *res)
 {
@@ -643,19 +657,25 @@ int fsck_run(const struct fsck_opts *o)
              * another format's, whose pointers count other blocks. */
             if (has_code(res, "SB_FORMAT_INTERRUPTED") && a.rootdir > 1 &&
                 fsck_root_is_formatters(res, a.rootdir)) {
-                /* That format put its root at its own block 1: its block
-                 * size is where the root lies, when that is one. */
-                unsigned bits = lanyfs_fs_super(r->fs)->blockbits;
-                uint64_t obs = a.rootdir < 64 && bits <= 12 ? a.rootdir << bits : 0;
-                if (obs >= LANYFS_BLOCKSIZE_MIN && obs <= LANYFS_BLOCKSIZE_MAX &&
-                    (obs & (obs - 1)) == 0)
+                /* That format put its root at its own block 1: the scan
+                 * names its block size when the root lies at one, and the
+                 * address length when its files' data maps tell it. */
+                const struct scan_finding *ef = finding_at(res, "EARLIER_FORMAT", a.rootdir);
+                if (ef != NULL && ef->value2 != 0)
+                    say(r, _("%s: the format was cut before it wrote its root directory, and "
+                             "block %" PRIu64 " holds the root directory of an earlier format "
+                             "of %" PRIu64 "-byte blocks: not repaired, since a new root would "
+                             "give that format's blocks away.  Copy its files out with "
+                             "lanyfs salvage --geometry %" PRIu64 ":%" PRIu64 "."),
+                        r->dev_esc, a.rootdir, ef->value, ef->value, ef->value2);
+                else if (ef != NULL)
                     say(r, _("%s: the format was cut before it wrote its root directory, and "
                              "block %" PRIu64 " holds the root directory of an earlier format "
                              "of %" PRIu64 "-byte blocks: not repaired, since a new root would "
                              "give that format's blocks away.  Copy its files out with "
                              "lanyfs salvage --geometry %" PRIu64 ":AL (AL its address length, "
                              "4 by default)."),
-                        r->dev_esc, a.rootdir, obs, obs);
+                        r->dev_esc, a.rootdir, ef->value, ef->value);
                 else
                     say(r, _("%s: the format was cut before it wrote its root directory, and "
                              "block %" PRIu64 " holds the root directory of another format: not "

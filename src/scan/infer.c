@@ -119,7 +119,7 @@ static uint64_t score_bits(const struct sample *s, unsigned bits, uint64_t n)
     return score;
 }
 
-static int cmp_u64(const void *a, const void *b)
+int sc_cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -156,7 +156,7 @@ static int64_t score_slots(const uint8_t *slots, size_t bytes, unsigned addrlen,
         prev = v;
     }
     if (nz > 1) {
-        qsort(tmp, nz, sizeof(*tmp), cmp_u64);
+        qsort(tmp, nz, sizeof(*tmp), sc_cmp_u64);
         for (size_t i = 1; i < nz; i++)
             if (tmp[i] == tmp[i - 1])
                 score -= 3; /* block numbers in one list are distinct */
@@ -371,16 +371,13 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         if (l < sizeof(text) && r->freehead)
             l += (size_t)snprintf(text + l, sizeof(text) - l,
                                   ", free list from chain block %" PRIu64, r->freehead);
-        /* The earlier format's address length is not told: the later
-         * format's chain blocks, read at the earlier block size, outvote
-         * its own slots. */
+        /* EARLIER_FORMAT (earlier.c) names what reads the earlier format. */
         if (l < sizeof(text) && outscored)
             snprintf(text + l, sizeof(text) - l,
                      "; the blocks hold more entries at %" PRIu32 " bytes, an earlier "
                      "format's: the root directory created last is block 1 at %" PRIu32
-                     " bytes (--geometry %" PRIu32 ":AL reads the earlier format, AL its "
-                     "address length, 4 by default)",
-                     (uint32_t)1 << outscored, r->g.blocksize, (uint32_t)1 << outscored);
+                     " bytes",
+                     (uint32_t)1 << outscored, r->g.blocksize);
     }
     ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",
                    text);

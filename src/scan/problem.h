@@ -239,6 +239,10 @@ enum scan_severity {
       N_("deleted {text} '{path}' at block {block} was created before this filesystem: "       \
          "a leftover of an earlier format, its data map perhaps in another block size"),        \
       N_("none (undelete with care)"))                                                          \
+    X(EARLIER_FORMAT, 0x040007, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                               \
+      N_("block {block} holds the root directory of an earlier format of {value}-byte "        \
+         "blocks: {text}"),                                                                     \
+      N_("none: copy that format's files out as the message says"))                             \
     /* ---- pass 5: write counters and torn writes ---- */                                      \
     X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                        \
       N_("chain block {block}: counter {value} is lower than its {count} slot changes allow"),  \

@@ -365,6 +365,21 @@ bool sc_super_pass(struct scan_result *r);
 bool sc_infer_geometry(struct scan_result *r, const char *why);
 /* Search the device for the root directory; 0 when none is found. */
 uint64_t sc_find_root(struct scan_result *r, uint64_t exclude);
+/* qsort's comparison of uint64_t values. */
+int sc_cmp_u64(const void *a, const void *b);
+
+/* ---- earlier.c ------------------------------------------------------------ */
+
+/*
+ * The address length of the earlier format whose root directory is block
+ * root at block size 1 << bits, read from its files' data maps; 0 when they
+ * do not tell.  *files: how many files were read for it.
+ */
+unsigned sc_earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root, uint64_t *files);
+/* What reads that format's files: "lanyfs salvage --geometry BS:AL ...". */
+void sc_earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, uint64_t files);
+/* EARLIER_FORMAT for each earlier format's root directory among the entries found. */
+bool sc_earlier_formats(struct scan_result *r);
 
 /* ---- freelist.c ----------------------------------------------------------- */
 

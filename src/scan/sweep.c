@@ -516,7 +516,7 @@ bool sc_sweep_pass(struct scan_result *r)
                        x->path, "%s", sc_kind_name(x)))
             goto out;
     }
-    if (!link_orphans(r))
+    if (!link_orphans(r) || !sc_earlier_formats(r))
         goto out;
     sc_progress(r, SCAN_PHASE_SWEEP, r->nblocks, r->nblocks);
     ok = true;
