@@ -89,8 +89,13 @@ RescueData *rescue_data_new_from_scan(struct scan_result *result, RescueSourceKi
         const struct scan_problem_info *row = scan_problem_lookup(sf->code);
         char *msg = scan_finding_message_translated(sf);
 
-        rescue_data_append_finding(data, sf->code, row != NULL ? row->severity : SCAN_SEV_ERROR,
-                                   sf->entry, sf->block, sf->block2, msg, sf->path);
+        RescueFindingInfo *fi =
+            rescue_data_append_finding(data, sf->code, row != NULL ? row->severity : SCAN_SEV_ERROR,
+                                       sf->entry, sf->block, sf->block2, msg, sf->path);
+        if (fi != NULL) {
+            fi->value = sf->value;
+            fi->value2 = sf->value2;
+        }
         free(msg);
     }
 

@@ -169,9 +169,14 @@ static int on_finding(void *ctx, const struct store_finding *sf)
         return 1;
     msg = unescape_dup(sf->message);
     path = unescape_dup(sf->path);
-    rescue_data_append_finding(fc->data, sf->code, (guint8)sf->severity,
-                               our_id(fc->ids, fc->nids, sf->entry), sf->block, sf->block2, msg,
-                               path);
+    RescueFindingInfo *fi =
+        rescue_data_append_finding(fc->data, sf->code, (guint8)sf->severity,
+                                   our_id(fc->ids, fc->nids, sf->entry), sf->block, sf->block2,
+                                   msg, path);
+    if (fi != NULL) {
+        fi->value = sf->value;
+        fi->value2 = sf->value2;
+    }
     return 0;
 }
 

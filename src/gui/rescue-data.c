@@ -751,6 +751,30 @@ const guint *rescue_data_get_findings_by_severity(const RescueData *data)
     return data->by_severity;
 }
 
+gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *blockbits,
+                                          unsigned *addrlen, gboolean *told)
+{
+    const RescueFindingInfo *best = NULL;
+
+    g_return_val_if_fail(data != NULL, FALSE);
+    for (guint i = 0; i < data->findings->len; i++) {
+        const RescueFindingInfo *f = &g_array_index(data->findings, RescueFindingInfo, i);
+        /* The values as the scanner makes them; a database may hold others. */
+        if (f->code != SCAN_PR_EARLIER_FORMAT || f->value < LANYFS_BLOCKSIZE_MIN ||
+            f->value > LANYFS_BLOCKSIZE_MAX || (f->value & (f->value - 1)) != 0 ||
+            f->value2 > LANYFS_ADDRLEN_MAX)
+            continue;
+        if (best == NULL || (best->value2 == 0 && f->value2 != 0))
+            best = f;
+    }
+    if (best == NULL)
+        return FALSE;
+    *blockbits = (unsigned)g_bit_nth_lsf(best->value, -1);
+    *addrlen = best->value2 != 0 ? (unsigned)best->value2 : 4;
+    *told = best->value2 != 0;
+    return TRUE;
+}
+
 guint64 rescue_data_get_n_blocks(const RescueData *data)
 {
     g_return_val_if_fail(data != NULL, 0);

@@ -79,6 +79,7 @@ typedef struct {
     guint32 entry;           /* the entry concerned, 0 = none */
     guint64 block;           /* {block} */
     guint64 block2;          /* {block2} */
+    guint64 value, value2;   /* {value}, {value2} (set by the loaders after appending) */
     char *message;           /* the finished message, display form (owned) */
     char *path;              /* {path} in display form, NULL when none (owned) */
 } RescueFindingInfo;
@@ -172,6 +173,15 @@ guint rescue_data_get_n_findings(const RescueData *data);
 const RescueFindingInfo *rescue_data_get_finding(const RescueData *data, guint i);
 /* Findings per severity (4 counters). */
 const guint *rescue_data_get_findings_by_severity(const RescueData *data);
+/*
+ * The geometry of an earlier format whose root directory the scan found
+ * (EARLIER_FORMAT): log2 of its block size and its address length, the
+ * format's default 4 when its files did not tell it (*told FALSE).  A
+ * finding whose address length was told comes first.  FALSE when there is
+ * no such finding.
+ */
+gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *blockbits,
+                                          unsigned *addrlen, gboolean *told);
 
 guint64 rescue_data_get_n_blocks(const RescueData *data);
 const struct scan_block *rescue_data_get_blocks(const RescueData *data);

@@ -224,6 +224,36 @@ static void action_rescan(GtkWidget *widget, const char *name, GVariant *param)
         rescue_window_open_path(self, path);
 }
 
+/* Scan the image again with the geometry of the earlier format the scan
+ * found (EARLIER_FORMAT), as --geometry BS:AL would; F5 then keeps it. */
+static void action_read_earlier(GtkWidget *widget, const char *name, GVariant *param)
+{
+    RescueWindow *self = RESCUE_WINDOW(widget);
+    g_autofree char *path = g_strdup(self->path);
+    unsigned bits, addrlen;
+    gboolean told;
+
+    (void)name;
+    (void)param;
+    if (path != NULL && self->data != NULL &&
+        rescue_data_get_earlier_geometry(self->data, &bits, &addrlen, &told))
+        rescue_window_open_path_with_geometry(self, path, bits, addrlen);
+}
+
+/* Scan the image again with the geometry its block 0 gives. */
+static void action_read_current(GtkWidget *widget, const char *name, GVariant *param)
+{
+    RescueWindow *self = RESCUE_WINDOW(widget);
+    g_autofree char *path = g_strdup(self->path);
+
+    (void)name;
+    (void)param;
+    g_clear_pointer(&self->geom_path, g_free);
+    self->geom_bits = self->geom_addrlen = 0;
+    if (path != NULL)
+        rescue_window_open_path(self, path);
+}
+
 static void action_cancel_scan(GtkWidget *widget, const char *name, GVariant *param)
 {
     RescueWindow *self = RESCUE_WINDOW(widget);
@@ -791,6 +821,8 @@ void _rescue_window_class_actions_init(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.open-device", NULL, action_open_device);
     gtk_widget_class_install_action(widget_class, "win.open-recent", "s", action_open_recent);
     gtk_widget_class_install_action(widget_class, "win.rescan", NULL, action_rescan);
+    gtk_widget_class_install_action(widget_class, "win.read-earlier", NULL, action_read_earlier);
+    gtk_widget_class_install_action(widget_class, "win.read-current", NULL, action_read_current);
     gtk_widget_class_install_action(widget_class, "win.cancel-scan", NULL, action_cancel_scan);
     gtk_widget_class_install_action(widget_class, "win.salvage", NULL, action_salvage);
     gtk_widget_class_install_action(widget_class, "win.salvage-all", NULL, action_salvage_all);

@@ -134,6 +134,8 @@ void _rescue_window_update_actions(RescueWindow *self)
     gboolean have = self->data != NULL;
     gboolean scanning = self->scan != NULL;
     gboolean working = self->work != NULL;
+    gboolean scanned, told;
+    unsigned bits, addrlen;
     guint n = 0;
     g_autofree guint32 *sel = NULL;
 
@@ -143,6 +145,15 @@ void _rescue_window_update_actions(RescueWindow *self)
         sel = rescue_files_view_get_selected(self->files_view, &n);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.rescan", self->path != NULL && !scanning);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel-scan", scanning);
+    /* An image scanned (not a database read): it can be read again in another geometry. */
+    scanned = have && !scanning && !working &&
+              rescue_data_get_kind(self->data) != RESCUE_SOURCE_DATABASE;
+    gtk_widget_action_set_enabled(
+        GTK_WIDGET(self), "win.read-earlier",
+        scanned && !self->geom_used &&
+            rescue_data_get_earlier_geometry(self->data, &bits, &addrlen, &told));
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.read-current",
+                                  scanned && self->geom_used);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage",
                                   have && !scanning && !working && n > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage-all",

@@ -96,6 +96,45 @@ static RescueData *hand_data(void)
     return d;
 }
 
+/* Which EARLIER_FORMAT finding gives the geometry to read again. */
+static void test_earlier_geometry(void)
+{
+    RescueData *d = hand_data();
+    RescueData *e = rescue_data_new(RESCUE_SOURCE_NONE, "/tmp/earlier.img");
+    RescueFindingInfo *f;
+    unsigned bits = 0, addrlen = 0;
+    gboolean told = TRUE;
+
+    /* None among the findings. */
+    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen, &told));
+    /* Values no scan makes (a database may hold any): not a geometry. */
+    f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 2, 0, "odd", NULL);
+    f->value = 3000;
+    f->value2 = 3;
+    f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 2, 0, "odd", NULL);
+    f->value = 2048;
+    f->value2 = 9;
+    /* An address length not told: the format's default, 4. */
+    f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 4, 0, "a", NULL);
+    f->value = 2048;
+    f->value2 = 0;
+    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen, &told));
+    g_assert_cmpuint(bits, ==, 11);
+    g_assert_cmpuint(addrlen, ==, 4);
+    g_assert_false(told);
+    /* One whose length was told wins over it. */
+    f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 8, 0, "b", NULL);
+    f->value = 4096;
+    f->value2 = 2;
+    rescue_data_finish(e);
+    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen, &told));
+    g_assert_cmpuint(bits, ==, 12);
+    g_assert_cmpuint(addrlen, ==, 2);
+    g_assert_true(told);
+    rescue_data_unref(d);
+    rescue_data_unref(e);
+}
+
 static void test_data_tree(void)
 {
     g_autoptr(RescueData) d = hand_data();
@@ -629,6 +668,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
 
     g_test_add_func("/data/tree", test_data_tree);
+    g_test_add_func("/data/earlier-geometry", test_earlier_geometry);
     g_test_add_func("/data/text", test_text);
     g_test_add_func("/data/from-scan", test_from_scan);
     g_test_add_func("/data/from-store", test_from_store);

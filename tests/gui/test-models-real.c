@@ -378,10 +378,12 @@ static void test_salvage(void)
 
 /* The scan read back from a database is the scan that was written. */
 /*
- * RESCUE_TEST_EARLIER: /old.txt on a 4 KiB format, whose block 0 a 1 KiB
- * format wrote over.  Read as block 0 says, /old.txt is no live file; read
- * with the geometry given (lanyfs-rescue --geometry 4096:4), it is, and
- * salvage reads it the same way: the copy is exact.
+ * RESCUE_TEST_EARLIER: /old.txt on a 4 KiB format of 3-byte addresses,
+ * whose block 0 a 1 KiB format wrote over.  Read as block 0 says, /old.txt
+ * is no live file, and the scan names the earlier format's geometry
+ * (EARLIER_FORMAT, what the window's "Read the Earlier Format" uses); read
+ * with that geometry (lanyfs-rescue --geometry 4096:3), it is, and salvage
+ * reads it the same way: the copy is exact.
  */
 static void test_given_geometry(void)
 {
@@ -394,6 +396,8 @@ static void test_given_geometry(void)
     g_autofree char *copy = NULL;
     g_autofree char *text = NULL;
     guint32 id;
+    unsigned bits = 0, addrlen = 0;
+    gboolean told = FALSE;
 
     g_assert_nonnull(p);
     g_assert_nonnull(dest);
@@ -401,14 +405,23 @@ static void test_given_geometry(void)
         g_autoptr(RescueData) plain = scan(p, NULL, &run);
         g_assert_no_error(run.error);
         g_assert_cmpuint(find_path(plain, "/old.txt", SCAN_ENTRY_LIVE), ==, 0);
+        g_assert_true(rescue_data_get_earlier_geometry(plain, &bits, &addrlen, &told));
+        g_assert_cmpuint(bits, ==, 12);
+        g_assert_cmpuint(addrlen, ==, 3);
+        g_assert_true(told);
     }
-    rescue_scan_geometry_async(p, 12, 4, NULL, on_progress, &grun, on_done, &grun);
+    rescue_scan_geometry_async(p, bits, addrlen, NULL, on_progress, &grun, on_done, &grun);
     while (!grun.done)
         g_main_context_iteration(NULL, TRUE);
     g_assert_no_error(grun.error);
     d = grun.data;
     g_assert_nonnull(d);
     g_assert_cmpuint(rescue_data_get_geometry(d)->blocksize, ==, 4096);
+    /* Read in its own geometry, the earlier format is no earlier one. */
+    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen, &told));
+    id = find_path(d, "/big.txt", SCAN_ENTRY_LIVE);
+    g_assert_cmpuint(id, !=, 0);
+    g_assert_cmpuint(rescue_data_get_entry(d, id)->blocks_mapped, ==, 3);
     id = find_path(d, "/old.txt", SCAN_ENTRY_LIVE);
     g_assert_cmpuint(id, !=, 0);
 
