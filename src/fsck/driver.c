@@ -275,9 +275,14 @@ static bool present(struct run *r, struct scan_result *res, unsigned round)
 
 /* ---- scanning and storing ---------------------------------------------------- */
 
-static struct scan_result *do_scan(struct run *r, int prog_pass)
+/* A scan with the geometry block 0 gives, or with blocksize and addrlen when both are set. */
+static struct scan_result *do_scan_geometry(struct run *r, int prog_pass, uint32_t blocksize,
+                                            unsigned addrlen)
 {
-    struct scan_opts so = {.progress = r->prog ? progress_cb : NULL, .progress_ctx = r};
+    struct scan_opts so = {.progress = r->prog ? progress_cb : NULL,
+                           .progress_ctx = r,
+                           .blocksize = blocksize,
+                           .addrlen = addrlen};
     r->prog_pass = prog_pass;
     struct scan_result *res = NULL;
     struct lanyfs_error err = {0};
@@ -289,6 +294,11 @@ static struct scan_result *do_scan(struct run *r, int prog_pass)
         return NULL;
     }
     return res;
+}
+
+static struct scan_result *do_scan(struct run *r, int prog_pass)
+{
+    return do_scan_geometry(r, prog_pass, 0, 0);
 }
 
 static void store_scan(struct run *r, struct scan_result *res, time_t started)
@@ -383,6 +393,47 @@ static const struct scan_finding *finding_at(const struct scan_result *res, cons
             return &fs[i];
     }
     return NULL;
+}
+
+/*
+ * A format cut before it wrote its root directory, over an earlier format
+ * of a larger block size whose root the search found and whose address
+ * length its files tell (EARLIER_FORMAT): the cut format wrote only its
+ * block 0 (its root at block 1 would have been found first), which held
+ * the earlier superblock, so that format can come back whole.  Returns a
+ * scan in its geometry, whose first repair is a superblock for it (asked
+ * for as any new superblock), or NULL when this is not such a stick (or
+ * the scan failed: *failed).
+ */
+static struct scan_result *earlier_format(struct run *r, const struct scan_result *res,
+                                          bool *failed)
+{
+    struct scan_anchors a;
+    *failed = false;
+    if (!has_code(res, "SB_FORMAT_INTERRUPTED"))
+        return NULL;
+    scan_get_anchors(res, &a);
+    const struct scan_finding *ef = finding_at(res, "EARLIER_FORMAT", a.rootdir);
+    if (a.rootdir <= 1 || !fsck_root_is_formatters(res, a.rootdir) || ef == NULL ||
+        ef->value2 == 0 || ef->value > LANYFS_BLOCKSIZE_MAX || ef->value2 > LANYFS_ADDRLEN_MAX)
+        return NULL;
+    struct scan_result *eres = do_scan_geometry(r, 0, (uint32_t)ef->value, (unsigned)ef->value2);
+    if (eres == NULL) {
+        *failed = true;
+        return NULL;
+    }
+    struct scan_anchors ea;
+    scan_get_anchors(eres, &ea);
+    if (ea.rootdir != 1) { /* not where that format put it: refused as another format's */
+        scan_result_free(eres);
+        return NULL;
+    }
+    say(r, _("%s: the format was cut before it wrote its root directory, and block %" PRIu64
+             " holds the root directory of an earlier format of %" PRIu64 "-byte blocks and "
+             "%" PRIu64 "-byte addresses, which the cut format wrote over only where its "
+             "superblock was: checking in that format's geometry."),
+        r->dev_esc, a.rootdir, ef->value, ef->value2);
+    return eres;
 }
 
 /* Plan and write one round's repair.  Returns false on an operational error. */
@@ -575,6 +626,19 @@ int fsck_run(const struct fsck_opts *o)
     bool grown = false, resupered = false, rerooted = false;
     for (unsigned round = 1;; round++) {
         r->ctx.ndec = 0;
+        if (round == 1) {
+            bool failed;
+            struct scan_result *eres = earlier_format(r, res, &failed);
+            if (failed)
+                break;
+            if (eres != NULL) {
+                struct scan_summary ss;
+                scan_result_free(res);
+                res = eres;
+                scan_summarize(res, &ss);
+                free_before = ss.free_listed;
+            }
+        }
         if (!present(r, res, round)) {
             fail(r, "%s", _("out of memory"));
             break;
