@@ -38,12 +38,13 @@ typedef enum {
     STEP_SALVAGE,
     STEP_EXPORT,
     STEP_RESCAN,
+    STEP_EARLIER,
     STEP_DONE,
 } Step;
 
 static const char *const step_names[] = {"files",   "findings", "map",    "search",
                                          "repair",  "outcome",  "salvage", "export",
-                                         "rescan",  "done"};
+                                         "rescan",  "earlier", "done"};
 
 typedef struct {
     RescueWindow *window;             /* owned reference */
@@ -53,6 +54,7 @@ typedef struct {
     gpointer user_data;
     Step step;                        /* the step being settled */
     guint failures;                   /* checks that failed */
+    guint earlier;                    /* STEP_EARLIER: scans of the earlier image finished */
     guint watchdog;                   /* source id */
     guint poll;                       /* source id */
     gint64 settle_since;              /* when the step's changes were made */
@@ -299,6 +301,7 @@ static gboolean poll_settled(gpointer user_data)
     }
     case STEP_EXPORT:
     case STEP_RESCAN:
+    case STEP_EARLIER:
     case STEP_DONE:
         break;
     }
@@ -342,6 +345,48 @@ static void on_rescan_finished(RescueWindow *win, gboolean ok, gpointer user_dat
     g_print("stall-during-rescan-ms: %.1f\n", win->scan_stall_us / 1000.0);
     s->step++;
     begin_step(s);
+}
+
+/*
+ * STEP_EARLIER: RESCUE_TEST_EARLIER (an earlier format of 4096:3 under a
+ * 1 KiB block 0) opened as block 0 says, then read again with the earlier
+ * format's geometry (win.read-earlier, from EARLIER_FORMAT), then as
+ * block 0 says once more (win.read-current).
+ */
+static void on_earlier_scanned(RescueWindow *win, gboolean ok, gpointer user_data)
+{
+    Smoke *s = user_data;
+    const RescueGeometry *g = ok && win->data != NULL ? rescue_data_get_geometry(win->data) : NULL;
+    unsigned bits = 0, addrlen = 0;
+    gboolean told = FALSE;
+
+    g_signal_handlers_disconnect_by_func(win, on_earlier_scanned, s);
+    check(s, g != NULL, "a scan of the earlier-format image finished with results");
+    if (g == NULL) {
+        finish(s, 1);
+        return;
+    }
+    switch (s->earlier++) {
+    case 0:
+        check(s, g->blocksize == 1024 && !win->geom_used, "read as block 0 says: 1024-byte blocks");
+        check(s, rescue_data_get_earlier_geometry(win->data, &bits, &addrlen, &told) &&
+                     bits == 12 && addrlen == 3 && told,
+              "the scan names the earlier format, 4096:3");
+        g_signal_connect(win, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
+        gtk_widget_activate_action(GTK_WIDGET(win), "win.read-earlier", NULL);
+        return;
+    case 1:
+        check(s, g->blocksize == 4096 && g->addrlen == 3 && win->geom_used,
+              "Read the Earlier Format reads 4096:3");
+        g_signal_connect(win, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
+        gtk_widget_activate_action(GTK_WIDGET(win), "win.read-current", NULL);
+        return;
+    default:
+        check(s, g->blocksize == 1024 && !win->geom_used, "Read as Block 0 Says goes back");
+        s->step++;
+        begin_step(s);
+        return;
+    }
 }
 
 static void begin_step(Smoke *s)
@@ -441,6 +486,18 @@ static void begin_step(Smoke *s)
         g_signal_connect(win, "scan-finished", G_CALLBACK(on_rescan_finished), s);
         gtk_widget_activate_action(GTK_WIDGET(win), "win.rescan", NULL);
         return;
+    case STEP_EARLIER: {
+        const char *earlier = g_getenv("RESCUE_TEST_EARLIER");
+        if (earlier == NULL) {
+            g_print("skip: earlier (RESCUE_TEST_EARLIER is not set)\n");
+            s->step++;
+            begin_step(s);
+            return;
+        }
+        g_signal_connect(win, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
+        rescue_window_open_path(win, earlier);
+        return;
+    }
     case STEP_DONE:
         finish(s, s->failures == 0 ? 0 : 1);
         return;
