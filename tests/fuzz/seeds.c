@@ -241,6 +241,33 @@ static void super_seeds(struct emit *em)
     fx_free(fx);
 }
 
+/*
+ * A stick of 2048-byte blocks with 3-byte addresses formatted again with
+ * 512-byte blocks: the new superblock over the earlier one, the earlier
+ * root at 512-byte block 4 (EARLIER_FORMAT, its length told by f's three
+ * blocks); and the same with the new format cut after its first
+ * superblock write (rootdir = freehead = 0), which fsck takes back.
+ */
+static void earlier_seeds(struct emit *em)
+{
+    struct fx *old = healthy(11, 3, 24);
+    struct fx *neu = fx_new(9, 4, 96);
+    if (old == NULL || neu == NULL)
+        goto out;
+    fx_freelist(old);
+    fx_freelist(neu);
+    memcpy(fx_block(old, 0), fx_block(neu, 0), 512);
+    emit_raw(em, "earlier-format", old);
+    uint8_t *sb = fx_block(old, 0);
+    lanyfs_put64(sb + LANYFS_SB_ROOTDIR, 0);
+    lanyfs_put64(sb + LANYFS_SB_FREEHEAD, 0);
+    lanyfs_put64(sb + LANYFS_SB_FREETAIL, 0);
+    emit_raw(em, "earlier-format-cut", old);
+out:
+    fx_free(old);
+    fx_free(neu);
+}
+
 int fuzz_seeds(fuzz_seed_cb cb, void *ctx)
 {
     struct emit em = {cb, ctx, 0};
@@ -248,5 +275,6 @@ int fuzz_seeds(fuzz_seed_cb cb, void *ctx)
     extender_seeds(&em);
     tree_seeds(&em);
     super_seeds(&em);
+    earlier_seeds(&em);
     return em.n;
 }
