@@ -88,21 +88,8 @@ unsigned sc_earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root,
                 for (unsigned a = 1; a <= 8; a++)
                     fit[a] += slots_fit(x, bs, a, n, need, tmp);
             }
-            uint64_t links[3] = {cur == root ? 0 : e.left, cur == root ? 0 : e.right,
-                                 lanyfs_entry_is_dir(&e) ? e.subtree : 0};
-            for (int j = 0; j < 3; j++) {
-                if (links[j] == 0)
-                    continue;
-                if (sp == cap) {
-                    size_t nc = cap ? cap * 2 : 64;
-                    uint64_t *ns = realloc(stack, nc * sizeof(*ns));
-                    if (ns == NULL)
-                        goto out;
-                    stack = ns;
-                    cap = nc;
-                }
-                stack[sp++] = links[j];
-            }
+            if (!sc_push_links(&stack, &sp, &cap, &e, cur == root))
+                goto out;
         }
         if (sp == 0)
             break;

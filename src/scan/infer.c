@@ -386,6 +386,27 @@ out:
     return ok;
 }
 
+bool sc_push_links(uint64_t **stack, size_t *n, size_t *cap, const struct lanyfs_entry *e,
+                   bool top)
+{
+    uint64_t links[3] = {top ? 0 : e->left, top ? 0 : e->right,
+                         lanyfs_entry_is_dir(e) ? e->subtree : 0};
+    for (int j = 0; j < 3; j++) {
+        if (links[j] == 0)
+            continue;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 64;
+            uint64_t *ns = realloc(*stack, nc * sizeof(*ns));
+            if (ns == NULL)
+                return false;
+            *stack = ns;
+            *cap = nc;
+        }
+        (*stack)[(*n)++] = links[j];
+    }
+    return true;
+}
+
 /* Count the nodes reachable from dir's tree, at most ROOT_WALK_MAX. */
 static uint64_t count_tree(struct scan_result *r, uint64_t dir, uint8_t *b)
 {
@@ -400,22 +421,8 @@ static uint64_t count_tree(struct scan_result *r, uint64_t dir, uint8_t *b)
         if (cur != 0 && cur < r->dev_blocks && lanyfs_blockset_add(seen, cur) == 1 &&
             sc_read(r, cur, b, NULL) == LANYFS_OK && sc_probe_entry(&r->g, r->dev_blocks, b, &e)) {
             count++;
-            uint64_t links[3] = {e.left, e.right, lanyfs_entry_is_dir(&e) ? e.subtree : 0};
-            if (cur == dir)
-                links[0] = links[1] = 0;
-            for (int j = 0; j < 3; j++) {
-                if (links[j] == 0)
-                    continue;
-                if (n == cap) {
-                    size_t nc = cap ? cap * 2 : 64;
-                    uint64_t *ns = realloc(stack, nc * sizeof(*ns));
-                    if (ns == NULL)
-                        goto out;
-                    stack = ns;
-                    cap = nc;
-                }
-                stack[n++] = links[j];
-            }
+            if (!sc_push_links(&stack, &n, &cap, &e, cur == dir))
+                goto out;
         }
         if (n == 0 || count >= ROOT_WALK_MAX || sc_stopped(r))
             break;

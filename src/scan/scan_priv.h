@@ -365,6 +365,13 @@ bool sc_super_pass(struct scan_result *r);
 bool sc_infer_geometry(struct scan_result *r, const char *why);
 /* Search the device for the root directory; 0 when none is found. */
 uint64_t sc_find_root(struct scan_result *r, uint64_t exclude);
+/*
+ * Push the blocks entry e links to onto a growing stack of *n of *cap:
+ * its subtree when it is a directory, its siblings unless it is the top
+ * of the walk (a root's siblings are not its own).  False on no memory.
+ */
+bool sc_push_links(uint64_t **stack, size_t *n, size_t *cap, const struct lanyfs_entry *e,
+                   bool top);
 /* qsort's comparison of uint64_t values. */
 int sc_cmp_u64(const void *a, const void *b);
 
