@@ -137,6 +137,13 @@ static void print_summary(const char *image, const char *outdir, const struct sa
         out_field(W, "Left out", "%" PRIu64 " deleted entries (--deleted)", sum.deleted);
     else if (orph)
         out_field(W, "Left out", "%" PRIu64 " orphaned entries (--orphans)", sum.orphans);
+    /* An earlier format's files, which only its own geometry reads. */
+    const struct scan_finding *fs;
+    size_t nf = scan_findings(scan, &fs);
+    for (size_t i = 0; i < nf; i++)
+        if (fs[i].code == SCAN_PR_EARLIER_FORMAT && fs[i].text != NULL)
+            out_field(W, "Earlier format", "%" PRIu64 "-byte blocks, its root at block %" PRIu64
+                      ": %s", fs[i].value, fs[i].block, fs[i].text);
     if (db != NULL) {
         char *d = out_escape(db, strlen(db), 0);
         out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
