@@ -398,7 +398,8 @@ static const struct scan_finding *finding_at(const struct scan_result *res, cons
 /*
  * A format cut before it wrote its root directory, over an earlier format
  * of a larger block size whose root the search found and whose address
- * length its files tell (EARLIER_FORMAT): the cut format wrote only its
+ * length the data maps of two or more of its files tell (EARLIER_FORMAT):
+ * the cut format wrote only its
  * block 0 (its root at block 1 would have been found first), which held
  * the earlier superblock, so that format can come back whole.  Returns a
  * scan in its geometry, whose first repair is a superblock for it (asked
@@ -414,8 +415,11 @@ static struct scan_result *earlier_format(struct run *r, const struct scan_resul
         return NULL;
     scan_get_anchors(res, &a);
     const struct scan_finding *ef = finding_at(res, "EARLIER_FORMAT", a.rootdir);
+    /* Two files' data maps at least: one file alone does not carry a
+     * superblock. */
     if (a.rootdir <= 1 || !fsck_root_is_formatters(res, a.rootdir) || ef == NULL ||
-        ef->value2 == 0 || ef->value > LANYFS_BLOCKSIZE_MAX || ef->value2 > LANYFS_ADDRLEN_MAX)
+        ef->value2 == 0 || ef->value > LANYFS_BLOCKSIZE_MAX || ef->value2 > LANYFS_ADDRLEN_MAX ||
+        ef->count < 2)
         return NULL;
     struct scan_result *eres = do_scan_geometry(r, 0, (uint32_t)ef->value, (unsigned)ef->value2);
     if (eres == NULL) {
@@ -623,7 +627,7 @@ int fsck_run(const struct fsck_opts *o)
         scan_summarize(res, &ss);
         free_before = ss.free_listed;
     }
-    bool grown = false, resupered = false, rerooted = false;
+    bool grown = false, resupered = false, rerooted = false, earlier = false;
     for (unsigned round = 1;; round++) {
         r->ctx.ndec = 0;
         if (round == 1) {
@@ -633,6 +637,7 @@ int fsck_run(const struct fsck_opts *o)
                 break;
             if (eres != NULL) {
                 struct scan_summary ss;
+                earlier = true;
                 scan_result_free(res);
                 res = eres;
                 scan_summarize(res, &ss);
@@ -662,6 +667,13 @@ int fsck_run(const struct fsck_opts *o)
          * it; declined, nothing at all is written.
          */
         if (scan_geom_inferred(res)) {
+            if (earlier && !resupered && !fsck_allowed(&r->ctx, FSCK_CAT_RESUPER, 0)) {
+                const struct lanyfs_geom *eg = scan_geom(res);
+                say(r, _("%s: no superblock is written for the earlier format, so nothing is "
+                         "repaired.  Copy its files out with lanyfs salvage --geometry %u:%u."),
+                    r->dev_esc, eg->blocksize, eg->addrlen);
+                break;
+            }
             if (resupered || !fsck_allowed(&r->ctx, FSCK_CAT_RESUPER, 0)) {
                 say(r, _("%s has no superblock that can be used, so its geometry was inferred "
                          "from the blocks: nothing is repaired without a new superblock.  Copy "

@@ -55,26 +55,43 @@ static bool slots_fit(const uint8_t *x, uint32_t bs, unsigned a, uint64_t n, uin
     return true;
 }
 
-unsigned sc_earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root, uint64_t *files)
+/*
+ * The address length of the earlier format whose root directory is block
+ * root at block size 1 << bits, read from its files' data maps: *addrlen,
+ * 0 when they do not tell, and *files, the files read for it.  False on
+ * no memory or a stop.
+ */
+static bool earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root,
+                            unsigned *addrlen, uint64_t *files)
 {
     uint32_t bs = (uint32_t)1 << bits;
     uint64_t n = r->image_bytes >> bits;
     uint64_t fit[9] = {0}, deciding = 0, nodes = 0;
-    uint64_t *stack = NULL, *tmp = NULL;
+    uint64_t *stack = NULL;
     size_t sp = 0, cap = 0;
-    uint8_t *b = malloc(bs), *x = malloc(bs);
-    struct lanyfs_blockset *seen = lanyfs_blockset_new();
     struct lanyfs_geom g;
-    unsigned best = 0;
+    bool ok = false;
+    *addrlen = 0;
     *files = 0;
     /* Slots of one extender at most: (bs - 5) / 1. */
-    tmp = malloc((size_t)bs * sizeof(*tmp));
-    if (b == NULL || x == NULL || seen == NULL || tmp == NULL || root == 0 || root >= n ||
-        lanyfs_geom_init(&g, bits, 8, n, NULL) != LANYFS_OK)
+    uint64_t *tmp = malloc((size_t)bs * sizeof(*tmp));
+    uint8_t *b = malloc(bs), *x = malloc(bs);
+    struct lanyfs_blockset *seen = lanyfs_blockset_new();
+    if (b == NULL || x == NULL || seen == NULL || tmp == NULL) {
+        sc_oom(r);
         goto out;
+    }
+    if (root == 0 || root >= n || lanyfs_geom_init(&g, bits, 8, n, NULL) != LANYFS_OK) {
+        ok = true;
+        goto out;
+    }
     uint64_t cur = root;
     for (;;) {
         struct lanyfs_entry e;
+        if (sc_stopped(r))
+            goto out;
+        /* Read alone, at the earlier block size: a block that fails is
+         * left out here (the sweep reports it in the scan's geometry). */
         if (cur != 0 && cur < n && nodes < EARLIER_NODES_MAX &&
             deciding < EARLIER_FILES_MAX && lanyfs_blockset_add(seen, cur) == 1 &&
             lanyfs_image_pread(r->img, cur << bits, b, bs, NULL) == LANYFS_OK &&
@@ -88,30 +105,36 @@ unsigned sc_earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root,
                 for (unsigned a = 1; a <= 8; a++)
                     fit[a] += slots_fit(x, bs, a, n, need, tmp);
             }
-            if (!sc_push_links(&stack, &sp, &cap, &e, cur == root))
+            if (!sc_push_links(&stack, &sp, &cap, &e, cur == root)) {
+                sc_oom(r);
                 goto out;
+            }
         }
         if (sp == 0)
             break;
         cur = stack[--sp];
     }
     *files = deciding;
+    unsigned best = 0;
     for (unsigned a = 1; a <= 8; a++)
         if (fit[a] * 10 >= deciding * 9 && deciding > 0 && (best == 0 || fit[a] > fit[best]))
             best = a;
     for (unsigned a = 1; a <= 8 && best != 0; a++)
         if (a != best && fit[a] * 2 >= deciding)
             best = 0;
+    *addrlen = best;
+    ok = true;
 out:
     free(stack);
     free(tmp);
     free(b);
     free(x);
     lanyfs_blockset_free(seen);
-    return best;
+    return ok;
 }
 
-void sc_earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, uint64_t files)
+/* What reads that format's files: "lanyfs salvage --geometry BS:AL ...". */
+static void earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, uint64_t files)
 {
     if (addrlen != 0)
         snprintf(buf, len,
@@ -125,16 +148,33 @@ void sc_earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, uint6
                  bs, files ? "its files' data maps do not agree on" : "none of its files tells");
 }
 
-bool sc_earlier_formats(struct scan_result *r)
+/*
+ * Entry x may be an earlier format's root: a directory named LANYFSROOT
+ * that is either the root the scan took by searching (the superblock does
+ * not name it: a format cut before it wrote its own root leaves the search
+ * only the earlier one), or one nothing live reaches, in no directory
+ * known, with the formatter's attributes (0), created before this
+ * filesystem (in an earlier second) when that is known.  A root fsck made, which the superblock
+ * names, and a user's directory of that name are neither.
+ */
+static bool earlier_root(const struct scan_result *r, const struct scan_entry *x,
+                         const time_t *made)
+{
+    time_t born;
+    if (!scan_entry_is_formatter_root(x))
+        return false;
+    if (x->state == SCAN_ENTRY_LIVE)
+        return x->block == r->rootdir && r->sb.rootdir != x->block;
+    return x->parent == 0 && x->e.attr == 0 &&
+           (made == NULL || !sc_ts_seconds(&x->e.created, &born) || born < *made);
+}
+
+bool sc_earlier_formats(struct scan_result *r, const time_t *made)
 {
     unsigned bits = r->g.blockbits;
     for (size_t i = 0; i < r->nentries; i++) {
         struct scan_entry *x = &r->entries[i];
-        /* The root itself when it is one (a format cut before it wrote
-         * its own root leaves the search only the earlier one), or any
-         * entry nothing live reaches. */
-        if ((x->state == SCAN_ENTRY_LIVE && x->block != r->rootdir) ||
-            !scan_entry_is_formatter_root(x))
+        if (!earlier_root(r, x, made))
             continue;
         /* Its block must be block 1 of a larger block size. */
         if (x->block < 2 || x->block > LANYFS_BLOCKSIZE_MAX || (x->block & (x->block - 1)) != 0)
@@ -146,12 +186,15 @@ bool sc_earlier_formats(struct scan_result *r)
         while (((uint64_t)1 << obits) < obs)
             obits++;
         uint64_t files = 0;
-        unsigned al = sc_earlier_addrlen(r, obits, 1, &files);
+        unsigned al = 0;
+        if (!earlier_addrlen(r, obits, 1, &al, &files))
+            return false;
         char hint[256];
-        sc_earlier_hint(hint, sizeof(hint), (uint32_t)obs, al, files);
+        earlier_hint(hint, sizeof(hint), (uint32_t)obs, al, files);
         if (!sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_EARLIER_FORMAT, .entry = x->id,
-                                              .block = x->block, .value = obs, .value2 = al},
+                                              .block = x->block, .value = obs, .value2 = al,
+                                              .count = files},
                        NULL, "%s", hint))
             return false;
     }

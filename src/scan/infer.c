@@ -371,13 +371,14 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
         if (l < sizeof(text) && r->freehead)
             l += (size_t)snprintf(text + l, sizeof(text) - l,
                                   ", free list from chain block %" PRIu64, r->freehead);
-        /* EARLIER_FORMAT (earlier.c) names what reads the earlier format. */
+        /* EARLIER_FORMAT (earlier.c) names the address length too, when
+         * the earlier files tell it. */
         if (l < sizeof(text) && outscored)
             snprintf(text + l, sizeof(text) - l,
                      "; the blocks hold more entries at %" PRIu32 " bytes, an earlier "
                      "format's: the root directory created last is block 1 at %" PRIu32
-                     " bytes",
-                     (uint32_t)1 << outscored, r->g.blocksize);
+                     " bytes (--geometry %" PRIu32 ":AL reads the earlier format)",
+                     (uint32_t)1 << outscored, r->g.blocksize, (uint32_t)1 << outscored);
     }
     ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",
                    text);

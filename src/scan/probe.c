@@ -41,6 +41,11 @@ bool sc_ts_ok(const struct lanyfs_ts *ts)
     return lanyfs_ts_is_unset(ts) || lanyfs_ts_is_valid(ts);
 }
 
+bool sc_ts_seconds(const struct lanyfs_ts *ts, time_t *t)
+{
+    return !lanyfs_ts_is_unset(ts) && lanyfs_ts_is_valid(ts) && lanyfs_ts_to_time(ts, t);
+}
+
 bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
                     struct lanyfs_entry *e)
 {

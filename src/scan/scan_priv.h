@@ -327,6 +327,8 @@ void sc_findings_free(struct scan_result *r);
 
 /* A timestamp is acceptable: unset, or every field in range. */
 bool sc_ts_ok(const struct lanyfs_ts *ts);
+/* A timestamp as seconds; false when unset or invalid. */
+bool sc_ts_seconds(const struct lanyfs_ts *ts, time_t *t);
 /*
  * The bytes look like a directory or file block a writer made: its type, a
  * name of 1..255 bytes, reserved bytes 4..7 zero, acceptable times, links
@@ -378,15 +380,11 @@ int sc_cmp_u64(const void *a, const void *b);
 /* ---- earlier.c ------------------------------------------------------------ */
 
 /*
- * The address length of the earlier format whose root directory is block
- * root at block size 1 << bits, read from its files' data maps; 0 when they
- * do not tell.  *files: how many files were read for it.
+ * EARLIER_FORMAT for each earlier format's root directory among the
+ * entries found; made, when known, is when this filesystem was made.
+ * False on no memory (reported) or a stop.
  */
-unsigned sc_earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root, uint64_t *files);
-/* What reads that format's files: "lanyfs salvage --geometry BS:AL ...". */
-void sc_earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, uint64_t files);
-/* EARLIER_FORMAT for each earlier format's root directory among the entries found. */
-bool sc_earlier_formats(struct scan_result *r);
+bool sc_earlier_formats(struct scan_result *r, const time_t *made);
 
 /* ---- freelist.c ----------------------------------------------------------- */
 

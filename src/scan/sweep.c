@@ -455,12 +455,6 @@ out:
     return ok;
 }
 
-/* A timestamp as seconds, false when unset or invalid. */
-static bool ts_seconds(const struct lanyfs_ts *ts, time_t *t)
-{
-    return !lanyfs_ts_is_unset(ts) && lanyfs_ts_is_valid(ts) && lanyfs_ts_to_time(ts, t);
-}
-
 /*
  * When this filesystem was made: the earlier of the superblock's creation
  * time (when its magic is right and the geometry is its own, not given)
@@ -472,10 +466,10 @@ static bool ts_seconds(const struct lanyfs_ts *ts, time_t *t)
 static bool format_time(struct scan_result *r, time_t *t)
 {
     time_t s, d;
-    bool have_s = r->sb.magic == LANYFS_MAGIC && !r->geom_given && ts_seconds(&r->sb.created, &s);
+    bool have_s = r->sb.magic == LANYFS_MAGIC && !r->geom_given && sc_ts_seconds(&r->sb.created, &s);
     struct scan_block *c = r->rootdir ? sc_cell(r, r->rootdir) : NULL;
     struct scan_entry *root = c != NULL && c->cls == SCAN_BLK_DIR ? sc_entry(r, c->owner) : NULL;
-    bool have_d = root != NULL && root->block == r->rootdir && ts_seconds(&root->e.created, &d);
+    bool have_d = root != NULL && root->block == r->rootdir && sc_ts_seconds(&root->e.created, &d);
     if (!have_s && !have_d)
         return false;
     *t = !have_d || (have_s && s < d) ? s : d;
@@ -509,14 +503,14 @@ bool sc_sweep_pass(struct scan_result *r)
                                               .count2 = x->blocks_needed},
                        x->path, "%s", sc_kind_name(x)))
             goto out;
-        if (made_known && ts_seconds(&x->e.created, &born) && born < made &&
+        if (made_known && sc_ts_seconds(&x->e.created, &born) && born < made &&
             !sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_DELETED_BEFORE_FORMAT,
                                               .entry = x->id, .block = x->block},
                        x->path, "%s", sc_kind_name(x)))
             goto out;
     }
-    if (!link_orphans(r) || !sc_earlier_formats(r))
+    if (!link_orphans(r) || !sc_earlier_formats(r, made_known ? &made : NULL))
         goto out;
     sc_progress(r, SCAN_PHASE_SWEEP, r->nblocks, r->nblocks);
     ok = true;

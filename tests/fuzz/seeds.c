@@ -244,8 +244,8 @@ static void super_seeds(struct emit *em)
 /*
  * A stick of 2048-byte blocks with 3-byte addresses formatted again with
  * 512-byte blocks: the new superblock over the earlier one, the earlier
- * root at 512-byte block 4 (EARLIER_FORMAT, its length told by f's three
- * blocks); and the same with the new format cut after its first
+ * root at 512-byte block 4 (EARLIER_FORMAT, its length told by the maps
+ * of f's three blocks and h's two); and the same with the new format cut after its first
  * superblock write (rootdir = freehead = 0), which fsck takes back.
  */
 static void earlier_seeds(struct emit *em)
@@ -254,6 +254,7 @@ static void earlier_seeds(struct emit *em)
     struct fx *neu = fx_new(9, 4, 96);
     if (old == NULL || neu == NULL)
         goto out;
+    file_of(old, fx_root(old), "h", (size_t)2 << 11, 4); /* two files of 2+ blocks tell */
     fx_freelist(old);
     fx_freelist(neu);
     memcpy(fx_block(old, 0), fx_block(neu, 0), 512);
