@@ -369,30 +369,23 @@ static bool undo_setup(struct run *r)
 
 /* ---- repairing ------------------------------------------------------------------ */
 
-static bool has_code(const struct scan_result *res, const char *name)
+/* The first finding of that code (about block *blk when blk is set), NULL when none. */
+static const struct scan_finding *find_code(const struct scan_result *res, const char *name,
+                                            const uint64_t *blk)
 {
     const struct scan_finding *fs;
     size_t n = scan_findings(res, &fs);
     for (size_t i = 0; i < n; i++) {
         const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
-        if (pi != NULL && strcmp(pi->name, name) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* The finding of that code about block blk, NULL when there is none. */
-static const struct scan_finding *finding_at(const struct scan_result *res, const char *name,
-                                             uint64_t blk)
-{
-    const struct scan_finding *fs;
-    size_t n = scan_findings(res, &fs);
-    for (size_t i = 0; i < n; i++) {
-        const struct scan_problem_info *pi = scan_problem_lookup(fs[i].code);
-        if (pi != NULL && fs[i].block == blk && strcmp(pi->name, name) == 0)
+        if (pi != NULL && (blk == NULL || fs[i].block == *blk) && strcmp(pi->name, name) == 0)
             return &fs[i];
     }
     return NULL;
+}
+
+static bool has_code(const struct scan_result *res, const char *name)
+{
+    return find_code(res, name, NULL) != NULL;
 }
 
 /*
@@ -414,7 +407,7 @@ static struct scan_result *earlier_format(struct run *r, const struct scan_resul
     if (!has_code(res, "SB_FORMAT_INTERRUPTED"))
         return NULL;
     scan_get_anchors(res, &a);
-    const struct scan_finding *ef = finding_at(res, "EARLIER_FORMAT", a.rootdir);
+    const struct scan_finding *ef = find_code(res, "EARLIER_FORMAT", &a.rootdir);
     /* Two files' data maps at least: one file alone does not carry a
      * superblock. */
     if (a.rootdir <= 1 || !fsck_root_is_formatters(res, a.rootdir) || ef == NULL ||
@@ -736,7 +729,7 @@ int fsck_run(const struct fsck_opts *o)
                 /* That format put its root at its own block 1: the scan
                  * names its block size when the root lies at one, and the
                  * address length when its files' data maps tell it. */
-                const struct scan_finding *ef = finding_at(res, "EARLIER_FORMAT", a.rootdir);
+                const struct scan_finding *ef = find_code(res, "EARLIER_FORMAT", &a.rootdir);
                 if (ef != NULL && ef->value2 != 0)
                     say(r, _("%s: the format was cut before it wrote its root directory, and "
                              "block %" PRIu64 " holds the root directory of an earlier format "

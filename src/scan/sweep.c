@@ -466,7 +466,8 @@ out:
 static bool format_time(struct scan_result *r, time_t *t)
 {
     time_t s, d;
-    bool have_s = r->sb.magic == LANYFS_MAGIC && !r->geom_given && sc_ts_seconds(&r->sb.created, &s);
+    bool have_s =
+        r->sb.magic == LANYFS_MAGIC && !r->geom_given && sc_ts_seconds(&r->sb.created, &s);
     struct scan_block *c = r->rootdir ? sc_cell(r, r->rootdir) : NULL;
     struct scan_entry *root = c != NULL && c->cls == SCAN_BLK_DIR ? sc_entry(r, c->owner) : NULL;
     bool have_d = root != NULL && root->block == r->rootdir && sc_ts_seconds(&root->e.created, &d);
