@@ -76,19 +76,35 @@ static bool parse_decimal(const char *s, size_t n, uint64_t *out)
     return true;
 }
 
-bool lanyfs_geom_parse(const char *s, unsigned *blockbits, unsigned *addrlen)
+/* "BS:AL", or "BS" alone when bs_alone (*addrlen 0). */
+static bool geom_parse(const char *s, bool bs_alone, unsigned *blockbits, unsigned *addrlen)
 {
     const char *colon = s != NULL ? strchr(s, ':') : NULL;
-    uint64_t bs, al;
-    if (colon == NULL || !parse_decimal(s, (size_t)(colon - s), &bs) ||
-        !parse_decimal(colon + 1, strlen(colon + 1), &al))
+    uint64_t bs, al = 0;
+    if (s == NULL || (colon == NULL && !bs_alone))
+        return false;
+    if (colon == NULL ? !parse_decimal(s, strlen(s), &bs)
+                      : !parse_decimal(s, (size_t)(colon - s), &bs) ||
+                            !parse_decimal(colon + 1, strlen(colon + 1), &al))
+        return false;
+    if (colon != NULL && (al < LANYFS_ADDRLEN_MIN || al > LANYFS_ADDRLEN_MAX))
         return false;
     for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
-        if (bs == (1u << b) && al >= LANYFS_ADDRLEN_MIN && al <= LANYFS_ADDRLEN_MAX) {
+        if (bs == (1u << b)) {
             *blockbits = b;
             *addrlen = (unsigned)al;
             return true;
         }
     }
     return false;
+}
+
+bool lanyfs_geom_parse(const char *s, unsigned *blockbits, unsigned *addrlen)
+{
+    return geom_parse(s, false, blockbits, addrlen);
+}
+
+bool lanyfs_geom_parse_bs(const char *s, unsigned *blockbits, unsigned *addrlen)
+{
+    return geom_parse(s, true, blockbits, addrlen);
 }

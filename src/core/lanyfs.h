@@ -52,6 +52,9 @@ struct lanyfs_geom {
  * 1..8 address bytes.  The block size comes back as its log2.
  */
 bool lanyfs_geom_parse(const char *s, unsigned *blockbits, unsigned *addrlen);
+/* The same, or "BLOCKSIZE" alone, for which *addrlen comes back 0: a
+ * reader that can infer the address length (the scan). */
+bool lanyfs_geom_parse_bs(const char *s, unsigned *blockbits, unsigned *addrlen);
 /* Fill g from the raw superblock values; LANYFS_E_GEOMETRY when out of range. */
 enum lanyfs_err lanyfs_geom_init(struct lanyfs_geom *g, unsigned blockbits, unsigned addrlen,
                                  uint64_t blocks, struct lanyfs_error *err);

@@ -662,6 +662,37 @@ END_TEST
 
 /* ---- geometry ------------------------------------------------------------ */
 
+/* --geometry's value: BS:AL everywhere, BS alone only where asked for. */
+START_TEST(test_geom_parse)
+{
+    unsigned bits = 99, al = 99;
+    ck_assert(lanyfs_geom_parse("2048:2", &bits, &al));
+    U_EQ(bits, 11);
+    U_EQ(al, 2);
+    ck_assert(lanyfs_geom_parse_bs("4096:8", &bits, &al));
+    U_EQ(bits, 12);
+    U_EQ(al, 8);
+    ck_assert(lanyfs_geom_parse_bs("512", &bits, &al));
+    U_EQ(bits, 9);
+    U_EQ(al, 0);
+    bits = al = 99;
+    static const char *const strict_bad[] = {"512", "512:", ":4", "512:0", "512:9", "1000:4",
+                                             "8192:4", "256:4", "512:4x", "+512:4", "",
+                                             "99999999999999999999:4"};
+    for (size_t i = 0; i < sizeof(strict_bad) / sizeof(*strict_bad); i++)
+        ck_assert_msg(!lanyfs_geom_parse(strict_bad[i], &bits, &al), "%s", strict_bad[i]);
+    static const char *const loose_bad[] = {"512:", ":4", "512:0", "1000", "8192", "4096 ", "",
+                                            "0"};
+    for (size_t i = 0; i < sizeof(loose_bad) / sizeof(*loose_bad); i++)
+        ck_assert_msg(!lanyfs_geom_parse_bs(loose_bad[i], &bits, &al), "%s", loose_bad[i]);
+    ck_assert(!lanyfs_geom_parse(NULL, &bits, &al));
+    ck_assert(!lanyfs_geom_parse_bs(NULL, &bits, &al));
+    /* Nothing written on a failure. */
+    U_EQ(bits, 99);
+    U_EQ(al, 99);
+}
+END_TEST
+
 START_TEST(test_geom_maxima)
 {
     U_FOR_GEOMETRIES(bits, al)
@@ -867,6 +898,7 @@ static Suite *codec_suite(void)
     tcase_add_test(tc, test_ext_roundtrip);
     tcase_add_test(tc, test_chain_ext_reencode_random);
     tcase_add_test(tc, test_slot_boundaries);
+    tcase_add_test(tc, test_geom_parse);
     tcase_add_test(tc, test_geom_maxima);
     tcase_add_test(tc, test_geom_init_rejects);
     tcase_add_test(tc, test_geom_capacity);
