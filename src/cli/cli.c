@@ -33,6 +33,16 @@ int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned
                            arg);
 }
 
+int cli_geometry_option_bs(const struct cli_command *cmd, const char *arg, unsigned *bits,
+                           unsigned *addrlen)
+{
+    if (lanyfs_geom_parse_bs(arg, bits, addrlen))
+        return 0;
+    return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE or BLOCKSIZE:ADDRLEN with a "
+                                  "block size 512..4096 and 1..8 address bytes, not '%s'"),
+                           arg);
+}
+
 void cli_print_exit_codes(FILE *out)
 {
     fputs(_("Exit status:\n"

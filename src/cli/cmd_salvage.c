@@ -307,7 +307,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             dbpath = optarg;
             break;
         case 'g':
-            if ((c = cli_geometry_option(self, optarg, &gbits, &gaddr)) != 0)
+            if ((c = cli_geometry_option_bs(self, optarg, &gbits, &gaddr)) != 0)
                 return c;
             break;
         case 'j':
@@ -437,7 +437,7 @@ out:
 const struct cli_command cmd_salvage = {
     "salvage",
     N_("[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
-       "[--quiet] [--geometry BS:AL] IMAGE OUTDIR [PATH...]"),
+       "[--quiet] [--geometry BS[:AL]] IMAGE OUTDIR [PATH...]"),
     N_("Copy files out of a damaged image into a folder."),
     "Options:\n"
     "  --deleted   also deleted files whose blocks were not handed out again (deleted/)\n"
@@ -449,9 +449,10 @@ const struct cli_command cmd_salvage = {
     "  --db FILE   add the scan and the salvage to the SQLite database FILE\n"
     "  --json      write one JSON document instead of text\n"
     "  -q, --quiet print only the files that did not come out exact\n"
-    "  --geometry BS:AL  read the image with block size BS and address length AL\n"
-    "              whatever block 0 says: an earlier format's files on a stick\n"
-    "              formatted again (the scan's SB_GEOMETRY_INFERRED finding names it)\n"
+    "  --geometry BS[:AL]  read the image with block size BS and address length AL\n"
+    "              (inferred from the files' data maps when left out) whatever\n"
+    "              block 0 says: an earlier format's files on a stick formatted\n"
+    "              again (the scan's EARLIER_FORMAT finding names it)\n"
     "  -h, --help  show this help\n\n"
     "The image is only read. OUTDIR is made when missing; the live tree (or the\n"
     "PATHs given) goes to OUTDIR/files/, and OUTDIR/manifest.csv and manifest.json\n"

@@ -162,7 +162,9 @@ static bool print_text(const char *image, const struct scan_result *res,
         out_field(W, _("Geometry"),
                   _("%" PRIu64 " blocks of %" PRIu32 " bytes, %u-byte addresses (%s)"), g->blocks,
                   g->blocksize, g->addrlen,
-                  scan_geom_given(res)      ? _("given with --geometry")
+                  scan_geom_addrlen_given(res) ? _("given with --geometry")
+                  : scan_geom_given(res) ? _("block size given with --geometry, address length "
+                                             "inferred")
                   : scan_geom_inferred(res) ? _("inferred from the blocks")
                                             : _("from the superblock"));
     else
@@ -267,6 +269,7 @@ static bool print_json(JsonBuilder *b, const struct scan_result *res,
     out_json_bool(b, "known", g != NULL);
     out_json_bool(b, "inferred", scan_geom_inferred(res));
     out_json_bool(b, "given", scan_geom_given(res));
+    out_json_bool(b, "addrlen_given", scan_geom_addrlen_given(res));
     if (g != NULL) {
         out_json_u64(b, "blocksize", g->blocksize);
         out_json_u64(b, "addrlen", g->addrlen);
@@ -407,7 +410,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             timed = true;
             break;
         case 'g':
-            if ((c = cli_geometry_option(self, optarg, &gbits, &gaddr)) != 0)
+            if ((c = cli_geometry_option_bs(self, optarg, &gbits, &gaddr)) != 0)
                 return c;
             break;
         case 'h':
@@ -508,7 +511,7 @@ out:
 
 const struct cli_command cmd_scan = {
     "scan",
-    N_("[--db FILE] [--json] [--quiet] [--no-hash] [--timings] [--geometry BS:AL] IMAGE"),
+    N_("[--db FILE] [--json] [--quiet] [--no-hash] [--timings] [--geometry BS[:AL]] IMAGE"),
     N_("Scan a whole image: entries, blocks, free list, findings."),
     N_("Options:\n"
        "  --db FILE   also store the whole result in the SQLite database FILE\n"
@@ -517,8 +520,9 @@ const struct cli_command cmd_scan = {
        "  --json      write one JSON document (docs/json.md) instead of text\n"
        "  -q, --quiet print only the findings of warning severity and above\n"
        "  -t, --timings  print on stderr the time each pass took, wall-clock and CPU\n"
-       "  --geometry BS:AL  read the image with block size BS and address length AL\n"
-       "              whatever block 0 says, the root and the free list searched for:\n"
+       "  --geometry BS[:AL]  read the image with block size BS and address length AL\n"
+       "              (inferred from the files' data maps when left out) whatever\n"
+       "              block 0 says, the root and the free list searched for:\n"
        "              an earlier format's blocks on a stick formatted again\n"
        "  -h, --help  show this help\n\n"
        "The scan reads every block and never gives up on a damaged filesystem:\n"

@@ -742,8 +742,8 @@ int fsck_run(const struct fsck_opts *o)
                              "block %" PRIu64 " holds the root directory of an earlier format "
                              "of %" PRIu64 "-byte blocks: not repaired, since a new root would "
                              "give that format's blocks away.  Copy its files out with "
-                             "lanyfs salvage --geometry %" PRIu64 ":AL (AL its address length, "
-                             "4 by default)."),
+                             "lanyfs salvage --geometry %" PRIu64 ", which infers the address "
+                             "length."),
                         r->dev_esc, a.rootdir, ef->value, ef->value);
                 else
                     say(r, _("%s: the format was cut before it wrote its root directory, and "

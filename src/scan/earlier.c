@@ -8,7 +8,7 @@
  * the same in any geometry (pointers in entry blocks are always 8 bytes),
  * but its files' data maps are slot arrays of its own address length,
  * which nothing on the stick states any more: salvage needs both values
- * (--geometry B':AL).
+ * (--geometry B':AL; --geometry B' alone has the scan infer AL as here).
  *
  * The address length is read from the earlier tree's files: walked at B'
  * (explicit stack, visited set, at most EARLIER_NODES_MAX nodes), each
@@ -55,14 +55,9 @@ static bool slots_fit(const uint8_t *x, uint32_t bs, unsigned a, uint64_t n, uin
     return true;
 }
 
-/*
- * The address length of the earlier format whose root directory is block
- * root at block size 1 << bits, read from its files' data maps: *addrlen,
- * 0 when they do not tell, and *files, the files read for it.  False on
- * no memory or a stop.
- */
-static bool earlier_addrlen(struct scan_result *r, unsigned bits, uint64_t root,
-                            unsigned *addrlen, uint64_t *files)
+/* Also what a geometry given without its address length is read with (infer.c). */
+bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, unsigned *addrlen,
+                          uint64_t *files)
 {
     uint32_t bs = (uint32_t)1 << bits;
     uint64_t n = r->image_bytes >> bits;
@@ -143,9 +138,9 @@ static void earlier_hint(char *buf, size_t len, uint32_t bs, unsigned addrlen, u
                  bs, addrlen, files);
     else
         snprintf(buf, len,
-                 "lanyfs salvage --geometry %" PRIu32 ":AL reads its files (AL its address "
-                 "length, which %s; 4 by default)",
-                 bs, files ? "its files' data maps do not agree on" : "none of its files tells");
+                 "lanyfs salvage --geometry %" PRIu32 " reads its files (with the address "
+                 "length inferred from slot values, since %s)",
+                 bs, files ? "its files' data maps do not agree on it" : "none of its files tells it");
 }
 
 /*
@@ -187,7 +182,7 @@ bool sc_earlier_formats(struct scan_result *r, const time_t *made)
             obits++;
         uint64_t files = 0;
         unsigned al = 0;
-        if (!earlier_addrlen(r, obits, 1, &al, &files))
+        if (!sc_addrlen_from_maps(r, obits, 1, &al, &files))
             return false;
         char hint[256];
         earlier_hint(hint, sizeof(hint), (uint32_t)obs, al, files);

@@ -214,6 +214,22 @@ static unsigned infer_addrlen(const struct sample *s, unsigned bits, uint64_t n,
     return best_a;
 }
 
+/* The lowest block of the sample holding the formatter's root directory at
+ * block size 1 << bits, 0 when none does. */
+static uint64_t sample_root(const struct sample *s, unsigned bits, uint64_t n)
+{
+    struct lanyfs_geom g;
+    struct lanyfs_entry e;
+    uint64_t k = s->len >> bits;
+    /* Entries read the same in any address length: their pointers are 8 bytes. */
+    if (lanyfs_geom_init(&g, bits, LANYFS_ADDRLEN_MAX, n, NULL) != LANYFS_OK)
+        return 0;
+    for (uint64_t i = 1; i < k && i < n; i++)
+        if (sc_probe_entry(&g, n, blk_at(s, bits, i), &e) && lanyfs_entry_is_formatter_root(&e))
+            return i;
+    return 0;
+}
+
 /* The free-list head in the sample: a chain block no chain links to, longest chain first. */
 static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom *g, uint64_t n)
 {
@@ -319,10 +335,36 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     if (bits == 0)
         bits = sb_bits_ok ? sb->blockbits : 12;
     uint64_t n = r->image_bytes >> bits;
-    bool addr_decided = r->geom_given;
-    unsigned addrlen = r->geom_given ? r->given_addrlen : infer_addrlen(&s, bits, n, &addr_decided);
+    bool addr_decided = r->geom_given && r->given_addrlen != 0;
+    unsigned addrlen = r->given_addrlen;
+    uint64_t map_files = 0; /* files whose data maps told the address length */
+    if (r->geom_given && addrlen == 0) {
+        /* A block size given alone: the data maps of the files under the
+         * formatter's root tell the length best (earlier.c), the slot
+         * values of the sample's chains and extenders next. */
+        uint64_t root = sample_root(&s, bits, n);
+        if (root != 0 && !sc_addrlen_from_maps(r, bits, root, &addrlen, &map_files))
+            goto out;
+        addr_decided = addrlen != 0;
+        if (!addr_decided)
+            map_files = 0;
+    }
+    if (!addr_decided)
+        addrlen = infer_addrlen(&s, bits, n, &addr_decided);
     if (!addr_decided || addrlen == 0)
         addrlen = sb_addr_ok ? sb->addrlen : 4;
+    char addr_how[96];
+    if (r->geom_given && r->given_addrlen != 0)
+        snprintf(addr_how, sizeof(addr_how), "given");
+    else if (map_files != 0)
+        snprintf(addr_how, sizeof(addr_how), "inferred from the data maps of %" PRIu64 " files",
+                 map_files);
+    else if (!addr_decided)
+        snprintf(addr_how, sizeof(addr_how), "assumed");
+    else if (sb_addr_ok && sb->addrlen == addrlen)
+        snprintf(addr_how, sizeof(addr_how), "inferred, as the superblock says");
+    else
+        snprintf(addr_how, sizeof(addr_how), "inferred");
 
     if (lanyfs_geom_init(&r->g, bits, addrlen, n, NULL) != LANYFS_OK)
         goto out;
@@ -356,11 +398,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
                        : !bits_inferred ? "assumed"
                        : sb_bits_ok && sb->blockbits == bits ? "inferred, as the superblock says"
                                                              : "inferred",
-                       addrlen,
-                       r->geom_given   ? "given"
-                       : !addr_decided ? "assumed"
-                       : sb_addr_ok && sb->addrlen == addrlen ? "inferred, as the superblock says"
-                                                              : "inferred");
+                       addrlen, addr_how);
     if (len > 0 && (size_t)len < sizeof(text)) {
         size_t l = (size_t)len;
         l += (size_t)snprintf(text + l, sizeof(text) - l,
@@ -377,7 +415,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
             snprintf(text + l, sizeof(text) - l,
                      "; the blocks hold more entries at %" PRIu32 " bytes, an earlier "
                      "format's: the root directory created last is block 1 at %" PRIu32
-                     " bytes (--geometry %" PRIu32 ":AL reads the earlier format)",
+                     " bytes (--geometry %" PRIu32 " reads the earlier format)",
                      (uint32_t)1 << outscored, r->g.blocksize, (uint32_t)1 << outscored);
     }
     ok = sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_GEOMETRY_INFERRED}, NULL, "%s",

@@ -98,12 +98,14 @@ enum lanyfs_err scan_fs(struct lanyfs_fs *fs, const struct scan_opts *opts,
         for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++)
             if (opts->blocksize == 1u << b)
                 r->given_bits = b;
-        if (r->given_bits == 0 || opts->addrlen < LANYFS_ADDRLEN_MIN ||
-            opts->addrlen > LANYFS_ADDRLEN_MAX) {
+        if (r->given_bits == 0 ||
+            (opts->addrlen != 0 &&
+             (opts->addrlen < LANYFS_ADDRLEN_MIN || opts->addrlen > LANYFS_ADDRLEN_MAX))) {
             free(r);
             return lanyfs_fail(err, LANYFS_E_INVAL, LANYFS_NO_BLOCK,
                                "a given geometry needs a block size of 512, 1024, 2048 or 4096 "
-                               "bytes and an address length of 1 to 8 bytes");
+                               "bytes and an address length of 1 to 8 bytes (or none, to "
+                               "infer it)");
         }
         r->geom_given = true;
         r->given_addrlen = opts->addrlen;
@@ -182,6 +184,11 @@ bool scan_geom_inferred(const struct scan_result *r)
 bool scan_geom_given(const struct scan_result *r)
 {
     return r->geom_given;
+}
+
+bool scan_geom_addrlen_given(const struct scan_result *r)
+{
+    return r->geom_given && r->given_addrlen != 0;
 }
 
 void scan_get_anchors(const struct scan_result *r, struct scan_anchors *out)

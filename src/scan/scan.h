@@ -120,10 +120,12 @@ struct scan_opts {
     /* When non-NULL and set non-zero by another thread, the scan stops (LANYFS_E_INVAL). */
     volatile int *cancel;
     /*
-     * Both non-zero: read the image with this block size (512..4096, a
-     * power of two) and address length (1..8) whatever block 0 says, with
-     * the root and the free list found as for an inferred geometry: the
-     * way to an earlier format's blocks on a stick formatted again.
+     * blocksize non-zero: read the image with this block size (512..4096,
+     * a power of two) and address length (1..8) whatever block 0 says,
+     * with the root and the free list found as for an inferred geometry:
+     * the way to an earlier format's blocks on a stick formatted again.
+     * addrlen 0 with a block size: the address length is inferred (from
+     * the data maps of the files under the root, else from slot values).
      */
     uint32_t blocksize;
     unsigned addrlen;
@@ -162,6 +164,9 @@ const struct lanyfs_super *scan_super(const struct scan_result *r);
 bool scan_geom_inferred(const struct scan_result *r);
 /* True when the geometry was given by the caller (scan_opts.blocksize, addrlen). */
 bool scan_geom_given(const struct scan_result *r);
+/* True when the address length was given too, false when it was inferred
+ * (scan_opts.addrlen 0) or the geometry was not given. */
+bool scan_geom_addrlen_given(const struct scan_result *r);
 /*
  * Some 512-byte sector of the bs-byte block b that starts within its first
  * len bytes (the bytes a file takes from it) starts like a metadata block

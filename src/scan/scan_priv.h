@@ -119,7 +119,7 @@ struct scan_result {
     bool inferred;                 /* g was inferred from the blocks (or given) */
     bool geom_given;               /* g is the caller's (scan_opts.blocksize, addrlen) */
     unsigned given_bits;           /* with geom_given: log2 of the block size */
-    unsigned given_addrlen;        /* with geom_given: the address length */
+    unsigned given_addrlen;        /* with geom_given: the address length, 0 = infer it */
     bool sb_usable;                /* the superblock's pointers and counts may be believed */
     bool sb_lost;                  /* its sector could not be read: sb is zeros */
     bool format_interrupted;       /* rootdir = freehead = 0 (SPEC-§9.16) */
@@ -385,6 +385,14 @@ int sc_cmp_u64(const void *a, const void *b);
  * False on no memory (reported) or a stop.
  */
 bool sc_earlier_formats(struct scan_result *r, const time_t *made);
+/*
+ * The address length of a tree whose root directory is block root at
+ * block size 1 << bits, read from its files' data maps: *addrlen, 0 when
+ * they do not tell, and *files, the files that decided.  False on no
+ * memory or a stop.
+ */
+bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, unsigned *addrlen,
+                          uint64_t *files);
 
 /* ---- freelist.c ----------------------------------------------------------- */
 
