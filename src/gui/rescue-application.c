@@ -17,7 +17,7 @@ struct _RescueApplication {
 
     char *smoke_folder;   /* --smoke-test=FOLDER, NULL for a normal run (owned) */
     unsigned geom_bits;   /* --geometry BS:AL for the images named: log2 BS, 0 = none */
-    unsigned geom_addrlen;/* its AL */
+    unsigned geom_addrlen;/* its AL, 0 = inferred */
     int exit_status;      /* what main() returns */
 };
 
@@ -164,9 +164,9 @@ static int rescue_application_handle_local_options(GApplication *application,
     }
     const char *geometry = NULL;
     if (g_variant_dict_lookup(options, "geometry", "&s", &geometry)) {
-        if (!lanyfs_geom_parse(geometry, &self->geom_bits, &self->geom_addrlen)) {
-            g_printerr(_("lanyfs-rescue: --geometry expects BLOCKSIZE:ADDRLEN with a block size "
-                         "512..4096 and 1..8 address bytes, not '%s'\n"),
+        if (!lanyfs_geom_parse_bs(geometry, &self->geom_bits, &self->geom_addrlen)) {
+            g_printerr(_("lanyfs-rescue: --geometry expects BLOCKSIZE or BLOCKSIZE:ADDRLEN with a "
+                         "block size 512..4096 and 1..8 address bytes, not '%s'\n"),
                        geometry);
             return 2;
         }
@@ -208,9 +208,10 @@ static void rescue_application_init(RescueApplication *self)
     static const GOptionEntry entries[] = {
         {"version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Show the version and quit"), NULL},
         {"geometry", 0, 0, G_OPTION_ARG_STRING, NULL,
-         N_("Read the images named with this block size and address length, whatever block 0 "
-            "says (an earlier format on a stick formatted again); no repair is offered"),
-         N_("BS:AL")},
+         N_("Read the images named with this block size and address length (inferred when left "
+            "out), whatever block 0 says (an earlier format on a stick formatted again); no "
+            "repair is offered"),
+         N_("BS[:AL]")},
         {"smoke-test", 0, 0, G_OPTION_ARG_FILENAME, NULL,
          N_("Scan the image, save screenshots of every view into FOLDER, and quit"),
          N_("FOLDER")},

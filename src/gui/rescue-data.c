@@ -752,7 +752,7 @@ const guint *rescue_data_get_findings_by_severity(const RescueData *data)
 }
 
 gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *blockbits,
-                                          unsigned *addrlen, gboolean *told)
+                                          unsigned *addrlen)
 {
     const RescueFindingInfo *best = NULL;
 
@@ -770,8 +770,7 @@ gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *bloc
     if (best == NULL)
         return FALSE;
     *blockbits = (unsigned)g_bit_nth_lsf(best->value, -1);
-    *addrlen = best->value2 != 0 ? (unsigned)best->value2 : 4;
-    *told = best->value2 != 0;
+    *addrlen = (unsigned)best->value2;
     return TRUE;
 }
 

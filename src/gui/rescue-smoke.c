@@ -21,6 +21,7 @@
 
 #include "lanyfs.h"
 #include "rescue-block-map.h"
+#include "rescue-geometry-dialog.h"
 #include "rescue-repair.h"
 #include "rescue-smoke.h"
 #include "rescue-window-private.h"
@@ -351,14 +352,32 @@ static void on_rescan_finished(RescueWindow *win, gboolean ok, gpointer user_dat
  * STEP_EARLIER: RESCUE_TEST_EARLIER (an earlier format of 4096:3 under a
  * 1 KiB block 0) opened as block 0 says, then read again with the earlier
  * format's geometry (win.read-earlier, from EARLIER_FORMAT), then as
- * block 0 says once more (win.read-current).
+ * block 0 says once more (win.read-current), then with the block size
+ * chosen in Read With Another Geometry and the address length left to
+ * the scan (win.read-geometry).
  */
+static void on_earlier_scanned(RescueWindow *win, gboolean ok, gpointer user_data);
+
+/* The geometry dialog, laid out by now: photographed, then answered "read". */
+static gboolean on_geometry_shown(gpointer user_data)
+{
+    Smoke *s = user_data;
+
+    s->poll = 0;
+    check(s, screenshot(s, "geometry"), "the geometry dialog photographed");
+    g_signal_connect(s->window, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
+    adw_message_dialog_response(s->dialog, "read");
+    gtk_window_destroy(GTK_WINDOW(s->dialog));
+    g_clear_object(&s->dialog);
+    return G_SOURCE_REMOVE;
+}
+
 static void on_earlier_scanned(RescueWindow *win, gboolean ok, gpointer user_data)
 {
     Smoke *s = user_data;
     const RescueGeometry *g = ok && win->data != NULL ? rescue_data_get_geometry(win->data) : NULL;
     unsigned bits = 0, addrlen = 0;
-    gboolean told = FALSE;
+    AdwMessageDialog *dialog;
 
     g_signal_handlers_disconnect_by_func(win, on_earlier_scanned, s);
     check(s, g != NULL, "a scan of the earlier-format image finished with results");
@@ -369,8 +388,8 @@ static void on_earlier_scanned(RescueWindow *win, gboolean ok, gpointer user_dat
     switch (s->earlier++) {
     case 0:
         check(s, g->blocksize == 1024 && !win->geom_used, "read as block 0 says: 1024-byte blocks");
-        check(s, rescue_data_get_earlier_geometry(win->data, &bits, &addrlen, &told) &&
-                     bits == 12 && addrlen == 3 && told,
+        check(s, rescue_data_get_earlier_geometry(win->data, &bits, &addrlen) && bits == 12 &&
+                     addrlen == 3,
               "the scan names the earlier format, 4096:3");
         g_signal_connect(win, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
         gtk_widget_activate_action(GTK_WIDGET(win), "win.read-earlier", NULL);
@@ -381,8 +400,24 @@ static void on_earlier_scanned(RescueWindow *win, gboolean ok, gpointer user_dat
         g_signal_connect(win, "scan-finished", G_CALLBACK(on_earlier_scanned), s);
         gtk_widget_activate_action(GTK_WIDGET(win), "win.read-current", NULL);
         return;
-    default:
+    case 2:
         check(s, g->blocksize == 1024 && !win->geom_used, "Read as Block 0 Says goes back");
+        gtk_widget_activate_action(GTK_WIDGET(win), "win.read-geometry", NULL);
+        dialog = find_dialog(win);
+        check(s, dialog != NULL, "Read With Another Geometry shows its dialog");
+        if (dialog == NULL) {
+            finish(s, 1);
+            return;
+        }
+        rescue_geometry_dialog_get(dialog, &bits, &addrlen);
+        check(s, bits == 12 && addrlen == 3, "the dialog offers the earlier format's 4096:3");
+        rescue_geometry_dialog_set(dialog, 12, 0);
+        s->dialog = g_object_ref(dialog);
+        s->poll = g_timeout_add(SETTLE_MS, on_geometry_shown, s);
+        return;
+    default:
+        check(s, g->blocksize == 4096 && g->addrlen == 3 && win->geom_used,
+              "4096 with the address length automatic reads 4096:3");
         s->step++;
         begin_step(s);
         return;

@@ -20,6 +20,7 @@
 #include "rescue-block-map.h"
 #include "rescue-export.h"
 #include "rescue-progress.h"
+#include "rescue-geometry-dialog.h"
 #include "rescue-repair.h"
 #include "rescue-salvage.h"
 #include "rescue-scan-task.h"
@@ -231,13 +232,52 @@ static void action_read_earlier(GtkWidget *widget, const char *name, GVariant *p
     RescueWindow *self = RESCUE_WINDOW(widget);
     g_autofree char *path = g_strdup(self->path);
     unsigned bits, addrlen;
-    gboolean told;
 
     (void)name;
     (void)param;
     if (path != NULL && self->data != NULL &&
-        rescue_data_get_earlier_geometry(self->data, &bits, &addrlen, &told))
+        rescue_data_get_earlier_geometry(self->data, &bits, &addrlen))
         rescue_window_open_path_with_geometry(self, path, bits, addrlen);
+}
+
+static void on_geometry_response(AdwMessageDialog *dialog, const char *response,
+                                 gpointer user_data)
+{
+    RescueWindow *self = RESCUE_WINDOW(user_data);
+    unsigned bits, addrlen;
+
+    if (g_strcmp0(response, "read") != 0 || self->path == NULL || self->scan != NULL)
+        return;
+    rescue_geometry_dialog_get(dialog, &bits, &addrlen);
+    {
+        g_autofree char *path = g_strdup(self->path);
+        rescue_window_open_path_with_geometry(self, path, bits, addrlen);
+    }
+}
+
+/* Ask for a block size and an address length, and scan the image again
+ * with them (--geometry BS[:AL]).  Offered first: the earlier format's
+ * geometry when the scan found one, else the geometry the scan used. */
+static void action_read_geometry(GtkWidget *widget, const char *name, GVariant *param)
+{
+    RescueWindow *self = RESCUE_WINDOW(widget);
+    AdwMessageDialog *dialog;
+    unsigned bits = 0, addrlen = 0;
+
+    (void)name;
+    (void)param;
+    if (self->path == NULL)
+        return;
+    if (self->data == NULL || !rescue_data_get_earlier_geometry(self->data, &bits, &addrlen)) {
+        const RescueGeometry *g = self->data != NULL ? rescue_data_get_geometry(self->data) : NULL;
+        if (g != NULL && g->have_geometry) {
+            bits = (unsigned)g_bit_nth_lsf(g->blocksize, -1);
+            addrlen = g->addrlen;
+        }
+    }
+    dialog = rescue_geometry_dialog_new(GTK_WINDOW(self), bits, addrlen);
+    g_signal_connect_object(dialog, "response", G_CALLBACK(on_geometry_response), self, 0);
+    gtk_window_present(GTK_WINDOW(dialog));
 }
 
 /* Scan the image again with the geometry its block 0 gives. */
@@ -823,6 +863,7 @@ void _rescue_window_class_actions_init(GtkWidgetClass *widget_class)
     gtk_widget_class_install_action(widget_class, "win.rescan", NULL, action_rescan);
     gtk_widget_class_install_action(widget_class, "win.read-earlier", NULL, action_read_earlier);
     gtk_widget_class_install_action(widget_class, "win.read-current", NULL, action_read_current);
+    gtk_widget_class_install_action(widget_class, "win.read-geometry", NULL, action_read_geometry);
     gtk_widget_class_install_action(widget_class, "win.cancel-scan", NULL, action_cancel_scan);
     gtk_widget_class_install_action(widget_class, "win.salvage", NULL, action_salvage);
     gtk_widget_class_install_action(widget_class, "win.salvage-all", NULL, action_salvage_all);

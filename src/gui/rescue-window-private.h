@@ -51,7 +51,7 @@ struct _RescueWindow {
     guint frames_after_scan;      /* frames drawn since it ended */
     gboolean smoke;               /* driven by the smoke test: no dialogs */
     char *geom_path;              /* the image a geometry was given for (--geometry), owned */
-    unsigned geom_bits, geom_addrlen; /* that geometry; 0 = none */
+    unsigned geom_bits, geom_addrlen; /* that geometry; bits 0 = none, addrlen 0 = inferred */
     gboolean geom_used;           /* the scan shown was read with it: no repair */
 };
 

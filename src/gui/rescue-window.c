@@ -134,7 +134,7 @@ void _rescue_window_update_actions(RescueWindow *self)
     gboolean have = self->data != NULL;
     gboolean scanning = self->scan != NULL;
     gboolean working = self->work != NULL;
-    gboolean scanned, told;
+    gboolean scanned;
     unsigned bits, addrlen;
     guint n = 0;
     g_autofree guint32 *sel = NULL;
@@ -151,9 +151,10 @@ void _rescue_window_update_actions(RescueWindow *self)
     gtk_widget_action_set_enabled(
         GTK_WIDGET(self), "win.read-earlier",
         scanned && !self->geom_used &&
-            rescue_data_get_earlier_geometry(self->data, &bits, &addrlen, &told));
+            rescue_data_get_earlier_geometry(self->data, &bits, &addrlen));
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.read-current",
                                   scanned && self->geom_used);
+    gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.read-geometry", scanned);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage",
                                   have && !scanning && !working && n > 0);
     gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.salvage-all",
@@ -302,7 +303,7 @@ void rescue_window_open_path_with_geometry(RescueWindow *self, const char *path,
     g_return_if_fail(RESCUE_IS_WINDOW(self));
     g_return_if_fail(path != NULL);
     g_return_if_fail(blockbits >= LANYFS_BLOCKBITS_MIN && blockbits <= LANYFS_BLOCKBITS_MAX);
-    g_return_if_fail(addrlen >= LANYFS_ADDRLEN_MIN && addrlen <= LANYFS_ADDRLEN_MAX);
+    g_return_if_fail(addrlen <= LANYFS_ADDRLEN_MAX); /* 0: the scan infers it */
 
     g_free(self->geom_path);
     self->geom_path = g_strdup(path);

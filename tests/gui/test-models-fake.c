@@ -103,10 +103,9 @@ static void test_earlier_geometry(void)
     RescueData *e = rescue_data_new(RESCUE_SOURCE_NONE, "/tmp/earlier.img");
     RescueFindingInfo *f;
     unsigned bits = 0, addrlen = 0;
-    gboolean told = TRUE;
 
     /* None among the findings. */
-    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen, &told));
+    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen));
     /* Values no scan makes (a database may hold any): not a geometry. */
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 2, 0, "odd", NULL);
     f->value = 3000;
@@ -114,23 +113,21 @@ static void test_earlier_geometry(void)
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 2, 0, "odd", NULL);
     f->value = 2048;
     f->value2 = 9;
-    /* An address length not told: the format's default, 4. */
+    /* An address length not told: 0, for the scan to infer. */
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 4, 0, "a", NULL);
     f->value = 2048;
     f->value2 = 0;
-    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen, &told));
+    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen));
     g_assert_cmpuint(bits, ==, 11);
-    g_assert_cmpuint(addrlen, ==, 4);
-    g_assert_false(told);
+    g_assert_cmpuint(addrlen, ==, 0);
     /* One whose length was told wins over it. */
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 8, 0, "b", NULL);
     f->value = 4096;
     f->value2 = 2;
     rescue_data_finish(e);
-    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen, &told));
+    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen));
     g_assert_cmpuint(bits, ==, 12);
     g_assert_cmpuint(addrlen, ==, 2);
-    g_assert_true(told);
     rescue_data_unref(d);
     rescue_data_unref(e);
 }

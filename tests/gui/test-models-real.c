@@ -397,7 +397,6 @@ static void test_given_geometry(void)
     g_autofree char *text = NULL;
     guint32 id;
     unsigned bits = 0, addrlen = 0;
-    gboolean told = FALSE;
 
     g_assert_nonnull(p);
     g_assert_nonnull(dest);
@@ -405,10 +404,22 @@ static void test_given_geometry(void)
         g_autoptr(RescueData) plain = scan(p, NULL, &run);
         g_assert_no_error(run.error);
         g_assert_cmpuint(find_path(plain, "/old.txt", SCAN_ENTRY_LIVE), ==, 0);
-        g_assert_true(rescue_data_get_earlier_geometry(plain, &bits, &addrlen, &told));
+        g_assert_true(rescue_data_get_earlier_geometry(plain, &bits, &addrlen));
         g_assert_cmpuint(bits, ==, 12);
         g_assert_cmpuint(addrlen, ==, 3);
-        g_assert_true(told);
+    }
+    {
+        /* The block size alone: the scan reads the address length from the
+         * same data maps. */
+        ScanRun arun = {0};
+        rescue_scan_geometry_async(p, 12, 0, NULL, on_progress, &arun, on_done, &arun);
+        while (!arun.done)
+            g_main_context_iteration(NULL, TRUE);
+        g_assert_no_error(arun.error);
+        g_assert_nonnull(arun.data);
+        g_assert_cmpuint(rescue_data_get_geometry(arun.data)->blocksize, ==, 4096);
+        g_assert_cmpuint(rescue_data_get_geometry(arun.data)->addrlen, ==, 3);
+        g_clear_pointer(&arun.data, rescue_data_unref);
     }
     rescue_scan_geometry_async(p, bits, addrlen, NULL, on_progress, &grun, on_done, &grun);
     while (!grun.done)
@@ -418,7 +429,7 @@ static void test_given_geometry(void)
     g_assert_nonnull(d);
     g_assert_cmpuint(rescue_data_get_geometry(d)->blocksize, ==, 4096);
     /* Read in its own geometry, the earlier format is no earlier one. */
-    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen, &told));
+    g_assert_false(rescue_data_get_earlier_geometry(d, &bits, &addrlen));
     id = find_path(d, "/big.txt", SCAN_ENTRY_LIVE);
     g_assert_cmpuint(id, !=, 0);
     g_assert_cmpuint(rescue_data_get_entry(d, id)->blocks_mapped, ==, 3);
