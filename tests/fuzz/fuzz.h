@@ -64,7 +64,8 @@ void fuzz_csv_free(struct fuzz_csv *c);
 /*
  * A geometry given to the scan (scan_opts.blocksize, addrlen), picked by the
  * input's last byte: none when its top bit is clear, else block size
- * 512 << (bits 0..1) and address length 1 + (bits 2..4).
+ * 512 << (bits 0..1) and address length bits 2..5 when they say 1..8,
+ * else 0 (the scan infers it, as for --geometry BS).
  */
 void fuzz_given_geometry(const uint8_t *data, size_t size, uint32_t *blocksize,
                          unsigned *addrlen);

@@ -215,6 +215,7 @@ void fuzz_given_geometry(const uint8_t *data, size_t size, uint32_t *blocksize,
     *addrlen = 0;
     if (size == 0 || !(data[size - 1] & 0x80))
         return;
+    unsigned al = (data[size - 1] >> 2) & 15;
     *blocksize = 512u << (data[size - 1] & 3);
-    *addrlen = 1 + ((data[size - 1] >> 2) & 7);
+    *addrlen = al <= 8 ? al : 0;
 }

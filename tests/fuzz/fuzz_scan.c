@@ -107,6 +107,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(r != NULL, "successful scan without a result");
     FUZZ_CHECK(scan_image_bytes(r) == size, "image of %zu bytes scanned as %llu", size,
                (unsigned long long)scan_image_bytes(r));
+    FUZZ_CHECK(scan_geom_given(r) == (so.blocksize != 0), "a given geometry not taken");
+    FUZZ_CHECK(scan_geom_addrlen_given(r) == (so.addrlen != 0), "a given address length not taken");
+    if (so.blocksize != 0)
+        FUZZ_CHECK(scan_geom(r)->blocksize == so.blocksize &&
+                       (so.addrlen == 0 || scan_geom(r)->addrlen == so.addrlen),
+                   "scanned with %u:%u, given %u:%u", scan_geom(r)->blocksize,
+                   scan_geom(r)->addrlen, so.blocksize, so.addrlen);
     check_findings(r);
     check_map(r);
     check_entries(r);
