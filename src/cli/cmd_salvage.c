@@ -140,10 +140,15 @@ static void print_summary(const char *image, const char *outdir, const struct sa
     /* An earlier format's files, which only its own geometry reads. */
     const struct scan_finding *fs;
     size_t nf = scan_findings(scan, &fs);
-    for (size_t i = 0; i < nf; i++)
+    for (size_t i = 0; i < nf; i++) {
         if (fs[i].code == SCAN_PR_EARLIER_FORMAT && fs[i].text != NULL)
             out_field(W, "Earlier format", "%" PRIu64 "-byte blocks, its root at block %" PRIu64
                       ": %s", fs[i].value, fs[i].block, fs[i].text);
+        else if (fs[i].code == SCAN_PR_EARLIER_FORMAT_ENTRIES && fs[i].text != NULL)
+            out_field(W, "Earlier format", "%" PRIu64 "-byte blocks, %" PRIu64
+                      " of its entries in unused blocks: %s", fs[i].value, fs[i].count,
+                      fs[i].text);
+    }
     if (db != NULL) {
         char *d = out_escape(db, strlen(db), 0);
         out_field(W, "Database", "%s, scan %" PRId64, d, scan_id);
@@ -452,7 +457,8 @@ const struct cli_command cmd_salvage = {
     "  --geometry BS[:AL]  read the image with block size BS and address length AL\n"
     "              (inferred from the files' data maps when left out) whatever\n"
     "              block 0 says: an earlier format's files on a stick formatted\n"
-    "              again (the scan's EARLIER_FORMAT finding names it)\n"
+    "              again (the scan's EARLIER_FORMAT or EARLIER_FORMAT_ENTRIES\n"
+    "              finding names it)\n"
     "  -h, --help  show this help\n\n"
     "The image is only read. OUTDIR is made when missing; the live tree (or the\n"
     "PATHs given) goes to OUTDIR/files/, and OUTDIR/manifest.csv and manifest.json\n"

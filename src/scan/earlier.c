@@ -180,6 +180,11 @@ bool sc_earlier_formats(struct scan_result *r, const time_t *made)
         unsigned obits = bits;
         while (((uint64_t)1 << obits) < obs)
             obits++;
+        /* Read with a geometry given, the root of the format block 0
+         * describes is that format's, which is no earlier one. */
+        if (r->geom_given && !r->sb_lost && r->sb.magic == LANYFS_MAGIC &&
+            r->sb.blockbits == obits && r->sb.rootdir == 1)
+            continue;
         uint64_t files = 0;
         unsigned al = 0;
         if (!sc_addrlen_from_maps(r, obits, 1, &al, &files))

@@ -40,6 +40,7 @@ struct sc_freeread {
     uint64_t *read_ok;    /* a bit a block: read whole */
     uint64_t *is_entry;   /* a bit a block: sc_probe_entry holds */
     uint64_t bytes_read;
+    struct sc_subprobe sub; /* entries of a smaller block size (subentries.c) */
     bool complete;        /* every run was read */
 };
 
@@ -73,9 +74,11 @@ static bool step(void *ctx)
         for (uint64_t k = 0; k < n; k++) {
             const uint8_t *b = f->buf + ((size_t)k << f->g.blockbits);
             /* Only a directory or file type can begin an entry. */
-            if ((b[0] == LANYFS_TYPE_DIR || b[0] == LANYFS_TYPE_FILE) &&
-                sc_probe_entry(&f->g, f->dev_blocks, b, &e))
+            bool entry = (b[0] == LANYFS_TYPE_DIR || b[0] == LANYFS_TYPE_FILE) &&
+                         sc_probe_entry(&f->g, f->dev_blocks, b, &e);
+            if (entry)
                 set_bit(f->is_entry, blk + k);
+            sc_subprobe_block(&f->sub, blk + k, b, entry);
             set_bit(f->read_ok, blk + k);
         }
     } /* else: not marked; the sweep reads these blocks and reports them */
@@ -95,6 +98,7 @@ static void freeread_free(struct sc_freeread *f)
     free(f->buf);
     free(f->read_ok);
     free(f->is_entry);
+    sc_subprobe_free(&f->sub);
     free(f);
 }
 
@@ -143,6 +147,7 @@ void sc_freeread_start(struct scan_result *r)
     f->dev_blocks = r->dev_blocks;
     f->runs = runs;
     f->nruns = nruns;
+    sc_subprobe_init(&f->sub, r);
     f->buf = malloc(FREEREAD_CHUNK);
     f->read_ok = calloc(words, sizeof(uint64_t));
     f->is_entry = calloc(words, sizeof(uint64_t));
@@ -174,6 +179,12 @@ bool sc_freeread_known(const struct scan_result *r, uint64_t blk, bool *entry)
         return false;
     *entry = get_bit(f->is_entry, blk);
     return true;
+}
+
+const struct sc_subprobe *sc_freeread_subprobe(const struct scan_result *r)
+{
+    const struct sc_freeread *f = r->fr;
+    return f != NULL && f->complete ? &f->sub : NULL;
 }
 
 void sc_freeread_drop(struct scan_result *r)

@@ -243,6 +243,11 @@ enum scan_severity {
       N_("block {block} holds the root directory of an earlier format of {value}-byte "        \
          "blocks: {text}"),                                                                     \
       N_("none: copy that format's files out as the message says"))                             \
+    X(EARLIER_FORMAT_ENTRIES, 0x040008, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR,                       \
+      N_("{count} entries of an earlier format of {value}-byte blocks lie in blocks this "     \
+         "format does not use, the first in block {block}, {count2} of their links landing "   \
+         "right: {text}"),                                                                      \
+      N_("none: copy that format's files out as the message says"))                             \
     /* ---- pass 5: write counters and torn writes ---- */                                      \
     X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                        \
       N_("chain block {block}: counter {value} is lower than its {count} slot changes allow"),  \

@@ -156,6 +156,7 @@ void scan_result_free(struct scan_result *r)
         return;
     sc_prefault_stop(r);
     sc_freeread_drop(r);
+    sc_subprobe_free(&r->sub);
     sc_findings_free(r);
     sc_entries_free(r);
     sc_read_done(r);

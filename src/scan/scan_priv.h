@@ -28,6 +28,8 @@
  *               (the scan's only other thread; it never touches their bytes)
  *               and runs one job at a time for the scan
  *   freeread.c  that job: the free space read while the walks run
+ *   subentries.c  entries of a smaller earlier block size inside unused
+ *               blocks, noted while those are read, judged after the sweep
  *
  * The free list is walked before the trees, so a tree link that lands on a
  * freed block is recognised when it is followed (a frozen parent, SPEC-§9.12)
@@ -106,6 +108,17 @@ struct sc_torn_note {
     uint8_t what;    /* which story (counters.c's table) */
 };
 
+/* Sectors of unused blocks that probe as entries of 512-byte blocks: one
+ * list for the sweep (scan_result.sub), one for the helper's read of the
+ * free space (freeread.c), each touched by one thread. */
+struct sc_subprobe {
+    bool on;                /* the block size is above 512 */
+    unsigned bits;          /* the scan's block bits */
+    struct lanyfs_geom g512;/* 512-byte blocks, 8-byte addresses */
+    uint64_t n512;          /* sectors in the image */
+    uint64_t *v;            /* sector numbers noted */
+    size_t n, cap;
+};
 struct scan_result {
     /* Borrowed or owned handles */
     struct lanyfs_fs *fs;          /* the filesystem handle */
@@ -179,6 +192,7 @@ struct scan_result {
     struct sc_readahead *ra;       /* blockio.c's window cache, owned; NULL until first read */
     struct sc_prefault *pf;        /* prefault.c's helper thread, NULL when none */
     struct sc_freeread *fr;        /* freeread.c's read of the free space, NULL when none */
+    struct sc_subprobe sub;        /* subentries.c: what the sweep noted */
     uint64_t bytes_read;           /* block bytes read from the image (blockio.c) */
     struct sc_torn_note *torn;     /* torn blocks the walks found, for the sweep */
     size_t ntorn, torn_cap;        /* used, allocated */
@@ -377,6 +391,20 @@ bool sc_push_links(uint64_t **stack, size_t *n, size_t *cap, const struct lanyfs
 /* qsort's comparison of uint64_t values. */
 int sc_cmp_u64(const void *a, const void *b);
 
+/* ---- subentries.c --------------------------------------------------------- */
+
+void sc_subprobe_init(struct sc_subprobe *p, const struct scan_result *r);
+/* Note the sectors of blk (bytes b) that probe as entries; skip_first when
+ * b is an entry of the scan's block size. */
+void sc_subprobe_block(struct sc_subprobe *p, uint64_t blk, const uint8_t *b, bool skip_first);
+void sc_subprobe_free(struct sc_subprobe *p);
+/*
+ * EARLIER_FORMAT_ENTRIES when the sectors noted in r->sub and in other
+ * (NULL: none) tell an earlier format of a smaller block size.  False on
+ * no memory (reported) or a stop.
+ */
+bool sc_earlier_smaller(struct scan_result *r, const struct sc_subprobe *other);
+
 /* ---- earlier.c ------------------------------------------------------------ */
 
 /*
@@ -459,6 +487,8 @@ void sc_freeread_start(struct scan_result *r);
 void sc_freeread_wait(struct scan_result *r);
 /* The helper read blk whole; *entry: its bytes look like an entry. */
 bool sc_freeread_known(const struct scan_result *r, uint64_t blk, bool *entry);
+/* The sectors the free space read noted (subentries.c), NULL when it did not finish. */
+const struct sc_subprobe *sc_freeread_subprobe(const struct scan_result *r);
 void sc_freeread_drop(struct scan_result *r);
 
 /* ---- files.c -------------------------------------------------------------- */

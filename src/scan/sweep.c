@@ -90,7 +90,9 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     case SCAN_BLK_CHAIN:
         return sc_counter_torn(r, blk, b);
     case SCAN_BLK_FREE:
-        if (b != NULL && sc_probe_entry(g, r->dev_blocks, b, &e)) {
+        if (b != NULL && !sc_probe_entry(g, r->dev_blocks, b, &e)) {
+            sc_subprobe_block(&r->sub, blk, b, false);
+        } else if (b != NULL) {
             uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_DELETED, 0, NULL);
             if (id == 0)
                 return false;
@@ -137,6 +139,7 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
         sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
     } else {
         c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN;
+        sc_subprobe_block(&r->sub, blk, b, false);
     }
     return true;
 }
@@ -159,6 +162,7 @@ static bool read_pass(struct scan_result *r)
     bool ok = false;
     if (buf == NULL)
         return sc_oom(r);
+    sc_subprobe_init(&r->sub, r);
     for (uint64_t start = 0; start < r->nblocks; start += run) {
         if (sc_stopped(r))
             goto out;
@@ -511,11 +515,13 @@ bool sc_sweep_pass(struct scan_result *r)
                        x->path, "%s", sc_kind_name(x)))
             goto out;
     }
-    if (!link_orphans(r) || !sc_earlier_formats(r, made_known ? &made : NULL))
+    if (!link_orphans(r) || !sc_earlier_formats(r, made_known ? &made : NULL) ||
+        !sc_earlier_smaller(r, sc_freeread_subprobe(r)))
         goto out;
     sc_progress(r, SCAN_PHASE_SWEEP, r->nblocks, r->nblocks);
     ok = true;
 out:
+    sc_subprobe_free(&r->sub);
     free(b);
     return ok;
 }
