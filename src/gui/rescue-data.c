@@ -760,11 +760,15 @@ gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *bloc
     for (guint i = 0; i < data->findings->len; i++) {
         const RescueFindingInfo *f = &g_array_index(data->findings, RescueFindingInfo, i);
         /* The values as the scanner makes them; a database may hold others. */
-        if (f->code != SCAN_PR_EARLIER_FORMAT || f->value < LANYFS_BLOCKSIZE_MIN ||
+        if ((f->code != SCAN_PR_EARLIER_FORMAT && f->code != SCAN_PR_EARLIER_FORMAT_ENTRIES) ||
+            f->value < LANYFS_BLOCKSIZE_MIN ||
             f->value > LANYFS_BLOCKSIZE_MAX || (f->value & (f->value - 1)) != 0 ||
             f->value2 > LANYFS_ADDRLEN_MAX)
             continue;
-        if (best == NULL || (best->value2 == 0 && f->value2 != 0))
+        /* A root found first, one whose address length was told before it. */
+        if (best == NULL ||
+            (best->code == SCAN_PR_EARLIER_FORMAT_ENTRIES && f->code == SCAN_PR_EARLIER_FORMAT) ||
+            (best->code == f->code && best->value2 == 0 && f->value2 != 0))
             best = f;
     }
     if (best == NULL)

@@ -175,10 +175,11 @@ const RescueFindingInfo *rescue_data_get_finding(const RescueData *data, guint i
 const guint *rescue_data_get_findings_by_severity(const RescueData *data);
 /*
  * The geometry of an earlier format whose root directory the scan found
- * (EARLIER_FORMAT): log2 of its block size and its address length, 0 when
- * its files did not tell it (a scan with that geometry then infers it).
- * A finding whose address length was told comes first.  FALSE when there
- * is no such finding.
+ * (EARLIER_FORMAT) or whose entries it found in unused blocks
+ * (EARLIER_FORMAT_ENTRIES): log2 of its block size and its address
+ * length, 0 when its files did not tell it (a scan with that geometry then
+ * infers it).  A root comes first, and among roots one whose address
+ * length was told.  FALSE when there is no such finding.
  */
 gboolean rescue_data_get_earlier_geometry(const RescueData *data, unsigned *blockbits,
                                           unsigned *addrlen);

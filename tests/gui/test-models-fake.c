@@ -113,7 +113,15 @@ static void test_earlier_geometry(void)
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 2, 0, "odd", NULL);
     f->value = 2048;
     f->value2 = 9;
-    /* An address length not told: 0, for the scan to infer. */
+    /* Entries of a smaller earlier block size: taken while no root is found. */
+    f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT_ENTRIES, SCAN_SEV_INFO, 0, 3, 0,
+                                   "entries", NULL);
+    f->value = 1024;
+    f->value2 = 0;
+    g_assert_true(rescue_data_get_earlier_geometry(e, &bits, &addrlen));
+    g_assert_cmpuint(bits, ==, 10);
+    g_assert_cmpuint(addrlen, ==, 0);
+    /* An address length not told: 0, for the scan to infer; a root wins. */
     f = rescue_data_append_finding(e, SCAN_PR_EARLIER_FORMAT, SCAN_SEV_INFO, 0, 4, 0, "a", NULL);
     f->value = 2048;
     f->value2 = 0;
