@@ -269,6 +269,34 @@ out:
     fx_free(neu);
 }
 
+/*
+ * A stick of 512-byte blocks formatted again with 2048-byte blocks: the
+ * new format's blocks 0 to 2 over the earlier blocks 0 to 11, the rest of
+ * the earlier tree (directories d and d/x, four files of two blocks) in
+ * the new free space, an entry every 512 bytes (EARLIER_FORMAT_ENTRIES).
+ */
+static void earlier_smaller_seed(struct emit *em)
+{
+    struct fx *old = fx_new(9, 3, 96);
+    struct fx *neu = fx_new(11, 4, 24);
+    if (old == NULL || neu == NULL)
+        goto out;
+    file_of(old, fx_root(old), "pad", (size_t)10 << 9, 5); /* what the new format covers */
+    uint64_t d = fx_mkdir(old, fx_root(old), "d");
+    uint64_t x = fx_mkdir(old, d, "x");
+    file_of(old, d, "p", (size_t)2 << 9, 6);
+    file_of(old, d, "q", (size_t)2 << 9, 7);
+    file_of(old, x, "r", (size_t)2 << 9, 8);
+    file_of(old, x, "s", (size_t)2 << 9, 9);
+    fx_freelist(old);
+    fx_freelist(neu);
+    memcpy(fx_block(old, 0), fx_block(neu, 0), (size_t)3 << 11);
+    emit_raw(em, "earlier-smaller", old);
+out:
+    fx_free(old);
+    fx_free(neu);
+}
+
 int fuzz_seeds(fuzz_seed_cb cb, void *ctx)
 {
     struct emit em = {cb, ctx, 0};
@@ -277,5 +305,6 @@ int fuzz_seeds(fuzz_seed_cb cb, void *ctx)
     tree_seeds(&em);
     super_seeds(&em);
     earlier_seeds(&em);
+    earlier_smaller_seed(&em);
     return em.n;
 }
