@@ -143,7 +143,8 @@ bool sc_earlier_smaller(struct scan_result *r, const struct sc_subprobe *other)
     uint64_t *v = malloc(n * sizeof(*v));
     if (v == NULL)
         return sc_oom(r);
-    memcpy(v, p->v, p->n * sizeof(*v));
+    if (p->n > 0) /* p->v is NULL when nothing was noted */
+        memcpy(v, p->v, p->n * sizeof(*v));
     if (other != NULL && other->n > 0)
         memcpy(v + p->n, other->v, other->n * sizeof(*v));
     qsort(v, n, sizeof(*v), sc_cmp_u64);
