@@ -23,23 +23,18 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned *bits,
-                        unsigned *addrlen)
+int cli_geometry_option(const struct cli_command *cmd, const char *arg, bool bs_alone,
+                        unsigned *bits, unsigned *addrlen)
 {
-    if (lanyfs_geom_parse(arg, bits, addrlen))
+    if (bs_alone ? lanyfs_geom_parse_bs(arg, bits, addrlen)
+                 : lanyfs_geom_parse(arg, bits, addrlen))
         return 0;
+    if (bs_alone)
+        return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE or BLOCKSIZE:ADDRLEN with a "
+                                      "block size 512..4096 and 1..8 address bytes, not '%s'"),
+                               arg);
     return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE:ADDRLEN with a block size "
                                   "512..4096 and 1..8 address bytes, not '%s'"),
-                           arg);
-}
-
-int cli_geometry_option_bs(const struct cli_command *cmd, const char *arg, unsigned *bits,
-                           unsigned *addrlen)
-{
-    if (lanyfs_geom_parse_bs(arg, bits, addrlen))
-        return 0;
-    return cli_usage_error(cmd, _("--geometry expects BLOCKSIZE or BLOCKSIZE:ADDRLEN with a "
-                                  "block size 512..4096 and 1..8 address bytes, not '%s'"),
                            arg);
 }
 

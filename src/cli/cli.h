@@ -49,12 +49,11 @@ int cli_bad_option(const struct cli_command *cmd, char **argv);
 
 /* A decimal number without sign, spaces or overflow (option values); false when not one. */
 bool cli_parse_u64(const char *s, uint64_t *out);
-/* lanyfs_geom_parse for --geometry ARG: 0, or the usage error's exit status. */
-int cli_geometry_option(const struct cli_command *cmd, const char *arg, unsigned *bits,
-                        unsigned *addrlen);
-/* The same with lanyfs_geom_parse_bs: BLOCKSIZE alone gives *addrlen 0, to infer. */
-int cli_geometry_option_bs(const struct cli_command *cmd, const char *arg, unsigned *bits,
-                           unsigned *addrlen);
+/* lanyfs_geom_parse (or with bs_alone lanyfs_geom_parse_bs: BLOCKSIZE alone
+ * gives *addrlen 0, to infer) for --geometry ARG: 0, or the usage error's
+ * exit status. */
+int cli_geometry_option(const struct cli_command *cmd, const char *arg, bool bs_alone,
+                        unsigned *bits, unsigned *addrlen);
 
 /* The exit-status table as text, for the help screens. */
 void cli_print_exit_codes(FILE *out);

@@ -312,7 +312,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             dbpath = optarg;
             break;
         case 'g':
-            if ((c = cli_geometry_option_bs(self, optarg, &gbits, &gaddr)) != 0)
+            if ((c = cli_geometry_option(self, optarg, true, &gbits, &gaddr)) != 0)
                 return c;
             break;
         case 'j':

@@ -79,7 +79,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
             have_ops = true;
             break;
         case 'g':
-            if ((ch = cli_geometry_option(self, optarg, &bits, &addrlen)) != 0)
+            if ((ch = cli_geometry_option(self, optarg, false, &bits, &addrlen)) != 0)
                 return ch;
             break;
         case 'z':
