@@ -63,6 +63,15 @@ static inline uint64_t sc_slot(const uint8_t *p, unsigned a, uint32_t i)
 static inline uint32_t sc_slots_end(const uint8_t *p, unsigned a, uint32_t count)
 {
     size_t n = (size_t)count * a;
+    /* 32 bytes a step over the zero tail of a small file's extender (about
+     * a kilobyte in a 1 KiB block), then 8, then 1. */
+    while (n >= 32) {
+        uint64_t w[4];
+        memcpy(w, p + n - 32, 32);
+        if ((w[0] | w[1] | w[2] | w[3]) != 0)
+            break;
+        n -= 32;
+    }
     while (n >= 8) {
         uint64_t w;
         memcpy(&w, p + n - 8, 8);
