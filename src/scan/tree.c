@@ -424,7 +424,7 @@ static int by_dir_name(const void *a, const void *b, void *ctx)
 /*
  * Duplicate names are found by sorting small keys (directory, a hash of the
  * name, id), made by sc_entry_add for each live entry the walk found, while
- * the name was at hand: 100,000 entries compared or even visited through
+ * the name was at hand (and only the keys keep_colliding keeps): 100,000 entries compared or even visited through
  * their 400-byte records cost more than the walk that found them.
  * Only a run of equal keys is sorted again by the names, so colliding
  * hashes, however many, cost a sort and not a comparison of every pair.
@@ -438,6 +438,48 @@ static int by_key(const void *a, const void *b)
     if (x->hash != y->hash)
         return x->hash < y->hash ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * Only keys whose (directory, hash) another key shares can make a pair, and
+ * among 100,000 names there are next to none: a table of the keys seen
+ * (open addressing, twice as many slots as keys) finds them in one pass,
+ * and only they are sorted.  They keep their order (by id), so what the
+ * sort and the pairs make of them is what they made of all the keys.
+ * Returns how many are kept at the front of keys; all of them when the
+ * table cannot be had (the sort then does the whole work, as before).
+ */
+static size_t keep_colliding(struct sc_dupkey *keys, size_t n)
+{
+    size_t cap = 64;
+    while (cap < 2 * n && cap <= SIZE_MAX / 4)
+        cap *= 2;
+    uint32_t *slot = n < UINT32_MAX ? calloc(cap, sizeof(*slot)) : NULL; /* key + 1 */
+    uint8_t *hit = calloc(n ? n : 1, 1);
+    size_t m = n;
+    if (slot == NULL || hit == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = keys[i].hash ^ (keys[i].parent * 0x9e3779b97f4a7c15u);
+        size_t at = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        for (; slot[at] != 0; at = (at + 1) & (cap - 1)) {
+            const struct sc_dupkey *k = &keys[slot[at] - 1];
+            if (k->parent == keys[i].parent && k->hash == keys[i].hash) {
+                hit[slot[at] - 1] = hit[i] = 1;
+                break;
+            }
+        }
+        if (slot[at] == 0)
+            slot[at] = (uint32_t)(i + 1);
+    }
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (hit[i])
+            keys[m++] = keys[i];
+out:
+    free(slot);
+    free(hit);
+    return m;
 }
 
 static bool same_name(const struct scan_entry *x, const struct scan_entry *y)
@@ -461,6 +503,7 @@ bool sc_tree_dups(struct scan_result *r)
         free(keys);
         return sc_oom(r);
     }
+    n = keep_colliding(keys, n);
     if (n > 0)
         qsort(keys, n, sizeof(*keys), by_key);
     for (size_t i = 0; i < n && ok;) {

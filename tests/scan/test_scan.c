@@ -418,6 +418,41 @@ START_TEST(tree_duplicate_names)
 }
 END_TEST
 
+/* Among many names only the equal pair is reported: the table that keeps
+ * the keys whose directory and hash another key shares (sc_tree_dups) fills
+ * past its first size and wraps, and a name equal to one in another
+ * directory is no duplicate. */
+START_TEST(tree_duplicate_among_many)
+{
+    struct fx *fx = fx_new(9, 4, 2200);
+    ck_assert_ptr_nonnull(fx);
+    uint8_t data[1] = {0};
+    uint64_t d = fx_mkdir(fx, fx_root(fx), "d"), e = fx_mkdir(fx, fx_root(fx), "e");
+    uint64_t f[300];
+    for (int i = 0; i < 300; i++) {
+        char n[8];
+        snprintf(n, sizeof(n), "f%03d", i);
+        f[i] = fx_file(fx, d, n, data, 0);
+        ck_assert(f[i] != 0);
+    }
+    ck_assert(fx_file(fx, e, "f007", data, 0) != 0); /* d has an f007 too */
+    rename_to(fx, f[250], "f123");
+    struct scan_result *r = scan_fx(fx, false);
+    const struct scan_finding *fs;
+    size_t n = scan_findings(r, &fs), k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fs[i].code == SCAN_PR_TREE_DUP_NAME) {
+            k++;
+            ck_assert_str_eq(fs[i].path, "/d/f123");
+            ck_assert((fs[i].block == f[250] && fs[i].block2 == f[123]) ||
+                      (fs[i].block == f[123] && fs[i].block2 == f[250]));
+        }
+    ck_assert_uint_eq(k, 1);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
 /* Names are kept apart from the entries (scan_entry_fields): a name field
  * without a NUL keeps all 256 bytes, one with bytes after its NUL keeps
  * the bytes before it; each is NUL-terminated, and scan_entry_fields
@@ -919,6 +954,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
     tcase_add_test(tc, tree_duplicate_names);
+    tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
     tcase_add_test(tc, files_shared_block);
