@@ -92,7 +92,7 @@ bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, u
             lanyfs_image_pread(r->img, cur << bits, b, bs, NULL) == LANYFS_OK &&
             sc_probe_entry(&g, n, b, &e)) {
             nodes++;
-            uint64_t need = e.size / bs + (e.size % bs != 0);
+            uint64_t need = lanyfs_geom_blocks_for_size(&g, e.size);
             if (lanyfs_entry_is_file(&e) && need >= 2 && e.subtree != 0 && e.subtree < n &&
                 lanyfs_image_pread(r->img, e.subtree << bits, x, bs, NULL) == LANYFS_OK &&
                 x[0] == LANYFS_TYPE_EXT && x[LANYFS_EXT_LEVEL] == 0) {

@@ -215,7 +215,8 @@ static unsigned infer_addrlen(const struct sample *s, unsigned bits, uint64_t n,
 }
 
 /* The lowest block of the sample holding the formatter's root directory at
- * block size 1 << bits, 0 when none does. */
+ * block size 1 << bits, below n and with its links below n; 0 when none
+ * does. */
 static uint64_t sample_root(const struct sample *s, unsigned bits, uint64_t n)
 {
     struct lanyfs_geom g;
@@ -378,15 +379,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
     r->nblocks = n;
 
     /* The root: the lowest LANYFSROOT in the sample; tree.c searches further. */
-    r->rootdir = 0;
-    struct lanyfs_entry e;
-    uint64_t k = s.len >> bits;
-    for (uint64_t i = 1; i < k && i < r->dev_blocks; i++) {
-        if (sc_probe_entry(&r->g, r->dev_blocks, blk_at(&s, bits, i), &e) && lanyfs_entry_is_formatter_root(&e)) {
-            r->rootdir = i;
-            break;
-        }
-    }
+    r->rootdir = sample_root(&s, bits, r->dev_blocks);
     r->freehead = infer_freehead(&s, &r->g, r->dev_blocks);
     r->free_complete = r->freehead != 0;
 
