@@ -104,6 +104,8 @@ static const struct policy policies[] = {
     {"TORN_SECTORS", FSCK_CAT_TREE, false},
     {"ENTRY_NEVER_WRITTEN", FSCK_CAT_FILE, true},
     {"SB_STALE_FREEHEAD", FSCK_CAT_FREELIST, false},
+    {"UNLINKED_FILE_DATA", FSCK_CAT_FILE, true},
+    {"LOST_DATA_TREE", FSCK_CAT_FREELIST, false},
     {"MARK_FORMATTER_CHAIN_TYPE", FSCK_CAT_NONE, false},
     {"MARK_LAST_SLOT_FILLED", FSCK_CAT_NONE, false},
     {"MARK_LAST_SLOT_LEAK", FSCK_CAT_FREELIST, false},

@@ -19,7 +19,7 @@
  *    wrong tail is FREE_END_WRONG; a cut-off list: leaked blocks that look
  *    like chain blocks, and the leaked blocks they list (MARK_FREELIST_CUT);
  *  - 9.4 extenders of deleted files: orphan extender trees that map nothing
- *    (MARK_EXTENDER_LEAK); 9.7 the growth loop: a file past extmax blocks
+ *    (MARK_EXTENDER_LEAK; the trees that still map data are lostdata.c's); 9.7 the growth loop: a file past extmax blocks
  *    whose top's last slot names an empty level-0 extender, and the empty,
  *    never-written (counter 0) level-0 extenders orphaned around it
  *    (MARK_EXTENDER_FLOOD), the file's first blocks written over
@@ -289,29 +289,11 @@ bool sc_marks_leaks(struct scan_result *r)
                        x->path, NULL))
             goto out;
     }
-    /* Extender trees that still map blocks: on driver media, left by a file the driver lost. */
+    /* Orphan extender trees that still map data are the lost writes of
+     * lostdata.c; those that map nothing any more are extender leaks. */
     uint64_t full = 0, full_first = 0;
-    const struct lanyfs_geom *g = &r->g;
-    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
-        struct scan_block *c = &r->map[blk];
-        if (c->cls != SCAN_BLK_ORPHAN_EXT || c->owner != 0 || (c->flags & SCAN_BF_DRIVER))
-            continue;
-        if (sc_stopped(r))
-            goto out;
-        c->flags |= SC_BF_LINKED;
-        if (full++ == 0)
-            full_first = blk;
-        if (c->index != 0 || sc_read(r, blk, b, NULL) != LANYFS_OK)
-            continue;
-        for (uint32_t k = 0; k < g->extmax; k++) {
-            struct scan_block *t = sc_cell(r, lanyfs_ext_slot(g, b, k));
-            if (lanyfs_ext_slot(g, b, k) == 0 || t == NULL || t->cls != SCAN_BLK_LEAKED ||
-                t->owner != 0 || (t->flags & (SCAN_BF_DRIVER | SC_BF_LINKED)))
-                continue;
-            t->flags |= SC_BF_LINKED;
-            full++;
-        }
-    }
+    if (!sc_lost_trees(r, b, &full, &full_first))
+        goto out;
     uint64_t rest = 0, first = 0;
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];

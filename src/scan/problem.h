@@ -261,6 +261,14 @@ enum scan_severity {
     X(SB_STALE_FREEHEAD, 0x050004, SCAN_SEV_WARNING, SCAN_PF_PREEN_OK,                          \
       N_("superblock's freehead {block} was handed out: its rewrite did not land"),             \
       N_("rebuild the free list"))                                                              \
+    X(UNLINKED_FILE_DATA, 0x050005, SCAN_SEV_ERROR, 0,                                          \
+      N_("{path}: the extender tree at block {block} holds {count} data blocks ({value} "       \
+         "bytes) of this file, but its data pointer and size never landed"),                    \
+      N_("link the tree to the file and set its size from the data"))                           \
+    X(LOST_DATA_TREE, 0x050006, SCAN_SEV_WARNING, 0,                                            \
+      N_("the extender tree at block {block} maps {count} data blocks ({value} bytes), but no " \
+         "file links it"),                                                                      \
+      N_("copy its data out (lanyfs salvage --carve), then add its blocks to the free list"))   \
     /* ---- pass 6: marks of the 2012 driver and formatter ---- */                              \
     X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,   \
       N_("{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)"), \

@@ -159,6 +159,7 @@ void scan_result_free(struct scan_result *r)
     sc_subprobe_free(&r->sub);
     sc_findings_free(r);
     sc_entries_free(r);
+    sc_lost_free(r);
     sc_read_done(r);
     sc_torn_free(r);
     free(r->map);

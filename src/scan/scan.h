@@ -212,6 +212,28 @@ uint64_t scan_block_count(const struct scan_result *r);
 const struct scan_block *scan_blocks(const struct scan_result *r);
 void scan_summarize(const struct scan_result *r, struct scan_summary *out);
 
+/*
+ * An orphan extender tree that no file links but that still maps data
+ * blocks nobody else holds: a write whose entry update never landed
+ * (SPEC-§8, §10; lostdata.c).  UNLINKED_FILE_DATA names it when its file is
+ * known, LOST_DATA_TREE when not.
+ */
+struct scan_lost_tree {
+    uint64_t top;        /* its top extender */
+    uint32_t entry;      /* the file it holds the data of: the file entry in the
+                          * block before top, with no data pointer; 0 = not known */
+    uint64_t size;       /* bytes: the file blocks it maps, the zero tail of the
+                          * last one left out (the size never landed) */
+    uint64_t *data;      /* its data blocks in file order, 0 = hole */
+    uint64_t ndata;      /* entries in data: the last file block it maps + 1 */
+    uint64_t mapped;     /* the non-zero ones */
+    uint64_t *exts;      /* its extenders, the top first */
+    uint64_t nexts;      /* entries in exts */
+};
+size_t scan_lost_trees(const struct scan_result *r, const struct scan_lost_tree **out);
+/* The lost tree holding the data of the file entry, NULL when none. */
+const struct scan_lost_tree *scan_lost_tree_of(const struct scan_result *r, uint32_t entry);
+
 /* "leaked", "data", ... stable names for the database and JSON. */
 const char *scan_class_name(enum scan_class c);
 const char *scan_entry_state_name(enum scan_entry_state s);

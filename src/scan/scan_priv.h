@@ -184,6 +184,10 @@ struct scan_result {
     uint64_t leak_cut;             /* MARK_FREELIST_CUT blocks */
     uint32_t flood_file;           /* the file of MARK_EXTENDER_FLOOD, 0 = none */
 
+    /* Orphan extender trees that still map data (lostdata.c), owned */
+    struct scan_lost_tree *lost;   /* in the order of their tops */
+    size_t nlost, lost_cap;        /* used, allocated */
+
     /* Once-only findings */
     bool too_deep_reported;        /* TREE_TOO_DEEP */
     size_t unreadable_reported;    /* BLOCK_UNREADABLE findings so far (capped) */
@@ -219,6 +223,15 @@ bool sc_stopped(struct scan_result *r);
 void sc_progress(struct scan_result *r, enum scan_phase phase, uint64_t done, uint64_t total);
 /* Record running out of memory; returns false for "if (!x) return sc_oom(r);". */
 bool sc_oom(struct scan_result *r);
+
+/* ---- lostdata.c ----------------------------------------------------------- */
+
+/* Find the orphan extender trees that still map data, record and report
+ * them (UNLINKED_FILE_DATA, LOST_DATA_TREE); the extenders of those that map
+ * nothing are added to *empty (the first in *empty_first) for marks.c's
+ * extender leak.  Every block of them is marked SC_BF_LINKED.  b: a block buffer. */
+bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first);
+void sc_lost_free(struct scan_result *r);
 
 /* ---- blockio.c ------------------------------------------------------------ */
 

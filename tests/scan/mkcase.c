@@ -305,6 +305,28 @@ static enum save c_never_written(struct base *t)
     return SAVE_LIST;
 }
 
+/* b.bin's write cut short: its tree (the block after it) landed, its
+ * data pointer and size did not (counter 0, as just created). */
+static enum save c_unlinked_data(struct base *t)
+{
+    struct lanyfs_entry e;
+    NEED(top(t, t->b) == t->b + 1);
+    fx_entry_get(t->fx, t->b, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = 0;
+    fx_entry_put(t->fx, t->b, &e);
+    return SAVE_LIST;
+}
+
+/* b.bin's entry wiped (its tree still maps its three blocks): a tree no
+ * file links, and the root's link to a block that is no entry. */
+static enum save c_lost_tree(struct base *t)
+{
+    memset(fx_block(t->fx, t->b), 0, fx_blocksize(t->fx));
+    return SAVE_LIST;
+}
+
 static enum save c_torn_entry(struct base *t)
 {
     fx_block(t->fx, t->docs)[2000] = 0x41;
@@ -509,6 +531,8 @@ static const struct builder builders[] = {
     {"excess", base, c_excess},
     {"holes", base, c_holes},
     {"never-written", base, c_never_written},
+    {"unlinked-data", base, c_unlinked_data},
+    {"lost-tree", base, c_lost_tree},
     {"torn-entry", NULL, c_torn_entry},
     {"torn-extender", NULL, c_torn_extender},
     {"torn-chain-tail", NULL, c_torn_chain_tail},

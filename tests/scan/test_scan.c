@@ -940,6 +940,71 @@ START_TEST(random_damage)
 }
 END_TEST
 
+/*
+ * A write cut short (SPEC-§8, §10): b.bin's tree and data landed, its data
+ * pointer and size did not.  Its tree, the block after its entry, is
+ * named as its data with the size its data shows; wiped, the entry leaves
+ * a tree no file links.  Either way the blocks are the tree's, in order,
+ * and no leak is reported for them.
+ */
+START_TEST(lost_trees)
+{
+    for (int wiped = 0; wiped < 2; wiped++) {
+        struct tree t = small(9, 4, 300);
+        uint32_t bs = fx_blocksize(t.fx);
+        uint64_t top = fx_get_subtree(t.fx, t.b);
+        ck_assert_uint_eq(top, t.b + 1);
+        uint64_t want[5];
+        for (uint32_t i = 0; i < 5; i++)
+            want[i] = fx_ext_get_slot(t.fx, top, i);
+        /* The pattern's last byte is not zero, so the size comes back whole. */
+        ck_assert_uint_ne(fx_block(t.fx, want[4])[bs - 2], 0);
+        if (wiped) {
+            memset(fx_block(t.fx, t.b), 0, bs);
+        } else {
+            struct lanyfs_entry e;
+            fx_entry_get(t.fx, t.b, &e);
+            e.subtree = 0;
+            e.size = 0;
+            e.wrcnt = 0;
+            fx_entry_put(t.fx, t.b, &e);
+        }
+        struct scan_result *r = scan_fx(t.fx, false);
+        const struct scan_lost_tree *lt;
+        ck_assert_uint_eq(scan_lost_trees(r, &lt), 1);
+        ck_assert_uint_eq(lt->top, top);
+        ck_assert_uint_eq(lt->ndata, 5);
+        ck_assert_uint_eq(lt->mapped, 5);
+        ck_assert_uint_eq(lt->size, 5 * bs - 1);
+        ck_assert_uint_eq(lt->nexts, 1);
+        ck_assert_uint_eq(lt->exts[0], top);
+        for (uint32_t i = 0; i < 5; i++)
+            ck_assert_uint_eq(lt->data[i], want[i]);
+        const struct scan_entry *b = by_path(r, "/b.bin");
+        if (wiped) {
+            ck_assert_ptr_null(b);
+            ck_assert_uint_eq(lt->entry, 0);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_LOST_DATA_TREE), 1);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_UNLINKED_FILE_DATA), 0);
+        } else {
+            ck_assert_ptr_nonnull(b);
+            ck_assert_uint_eq(lt->entry, b->id);
+            ck_assert_ptr_eq(scan_lost_tree_of(r, b->id), lt);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_UNLINKED_FILE_DATA), 1);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_LOST_DATA_TREE), 0);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 0);
+        }
+        ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_EXTENDER_LEAK), 0);
+        const struct scan_block *m = scan_blocks(r);
+        ck_assert_uint_eq(m[top].cls, SCAN_BLK_ORPHAN_EXT);
+        for (uint32_t i = 0; i < 5; i++)
+            ck_assert_uint_eq(m[want[i]].cls, SCAN_BLK_LEAKED);
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("scan");
@@ -964,6 +1029,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
+    tcase_add_test(tc, lost_trees);
     tcase_add_test(tc, progress_and_cancel);
     tcase_add_test(tc, image_cut_while_scanning);
     tcase_add_test(tc, random_damage);

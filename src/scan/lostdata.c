@@ -1,0 +1,315 @@
+/*
+ * lostdata.c -- extender trees that no file links but that still map data
+ * (SPEC-§8, §10): the writes an unplug cut off before their entry landed.
+ *
+ * Extender writes are direct, and a file's data pages go out at writepage,
+ * but the file block's `data` pointer and `size` reach the disk only at
+ * the inode's writeback.  A stick pulled out in between holds the whole
+ * write, its tree and its data, and an entry that does not point at it:
+ * size 0 and no data pointer for a file just created (its counter 0), the
+ * old values for one written again.  The sweep calls such a tree's blocks
+ * orphan extenders and leaked blocks; this file finds each tree in them:
+ *
+ *  - its top: an orphan extender that nobody holds, no driver mark
+ *    explains (an empty tree of SPEC-9.4 and 9.7 is one), and no other
+ *    such extender one level up maps;
+ *  - its blocks: a descent from the top, iterative over at most
+ *    SC_LEVEL_MAX + 1 levels, each child one level below its parent and
+ *    one of those orphan extenders, each data block a leaked block nobody
+ *    holds; a block is taken by one tree only (a visited bitmap), so
+ *    shared or looping slots cannot repeat it;
+ *  - the file it belongs to, when the disk tells: the file entry in the
+ *    block just before the top, whose data pointer is 0.  Create writes
+ *    the entry, and the file's first write allocates its top extender
+ *    next, from the same free list;
+ *  - its size: the blocks it maps, the last one's trailing zero bytes left
+ *    out (a partial page goes out zero-filled past the end of the file).
+ *
+ * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
+ * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
+ * fsck, which links the tree to its file or keeps its blocks out of the
+ * free list.  A tree that maps nothing is left to the extender leak of
+ * marks.c, as before.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_priv.h"
+
+struct lframe {
+    uint64_t blk;   /* the extender */
+    uint64_t base;  /* first file block it maps (UINT64_MAX: past the cap) */
+    uint64_t span;  /* file blocks one slot maps */
+    uint32_t next;  /* next slot */
+    unsigned level; /* its level */
+};
+
+struct lpair {
+    uint64_t fblk; /* file block */
+    uint64_t dblk; /* disk block */
+};
+
+/* A block a lost tree may take: the sweep left it to nobody, and no mark explains it. */
+static bool free_for_tree(const struct scan_block *c, enum scan_class cls)
+{
+    return c != NULL && c->cls == cls && c->owner == 0 &&
+           !(c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED));
+}
+
+static bool bit(const uint64_t *set, uint64_t b)
+{
+    return (set[b / 64] >> (b % 64)) & 1;
+}
+
+static void set_bit(uint64_t *set, uint64_t b)
+{
+    set[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
+void sc_lost_free(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nlost; i++) {
+        free(r->lost[i].data);
+        free(r->lost[i].exts);
+    }
+    free(r->lost);
+    r->lost = NULL;
+    r->nlost = r->lost_cap = 0;
+}
+
+/* The file whose write the tree at top holds, when the disk tells (see above). */
+static uint32_t tree_file(struct scan_result *r, uint64_t top)
+{
+    const struct scan_block *c = top > 1 ? sc_cell(r, top - 1) : NULL;
+    if (c == NULL || (c->cls != SCAN_BLK_FILE && c->cls != SCAN_BLK_ORPHAN))
+        return 0;
+    const struct scan_entry *x = sc_entry(r, c->owner);
+    if (x == NULL || x->block != top - 1 || !scan_entry_is_file(x) || x->e.subtree != 0)
+        return 0;
+    return x->id;
+}
+
+/* Its size in bytes: the blocks mapped, the last one's zero tail left out. */
+static uint64_t tree_size(struct scan_result *r, const struct scan_lost_tree *t, uint8_t *b)
+{
+    uint64_t bs = r->g.blocksize, last = t->data[t->ndata - 1];
+    uint64_t size = (t->ndata - 1) * bs;
+    if (sc_read(r, last, b, NULL) != LANYFS_OK)
+        return size + bs;
+    size_t n = r->g.blocksize;
+    while (n > 0 && b[n - 1] == 0)
+        n--;
+    return size + n;
+}
+
+/*
+ * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
+ * into *pairs in file order.  Returns false when memory runs out.
+ */
+static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8_t *bufs,
+                      struct lpair **pairs, size_t *npairs, size_t *cap, uint64_t **exts,
+                      uint64_t *nexts)
+{
+    const struct lanyfs_geom *g = &r->g;
+    struct lframe st[SC_LEVEL_MAX + 1];
+    size_t n = 0;
+    uint64_t ext_cap = 0;
+    *npairs = 0;
+    *nexts = 0;
+    *exts = NULL;
+    unsigned level = r->map[top].index;
+    if (level > SC_LEVEL_MAX || sc_read(r, top, bufs, NULL) != LANYFS_OK)
+        return true;
+    st[n++] = (struct lframe){top, 0, lanyfs_geom_pow(g, level), 0, level};
+    set_bit(seen, top);
+    while (n > 0) {
+        struct lframe *f = &st[n - 1];
+        uint8_t *b = bufs + (size_t)(n - 1) * g->blocksize;
+        if (f->next == 0) {
+            if (*nexts == ext_cap) {
+                uint64_t ncap = ext_cap ? ext_cap * 2 : 8;
+                uint64_t *ne = realloc(*exts, ncap * sizeof(*ne));
+                if (ne == NULL)
+                    return false;
+                *exts = ne;
+                ext_cap = ncap;
+            }
+            (*exts)[(*nexts)++] = f->blk;
+            r->map[f->blk].flags |= SC_BF_LINKED;
+        }
+        if (f->next >= g->extmax) {
+            n--;
+            continue;
+        }
+        uint32_t k = f->next++;
+        uint64_t s = lanyfs_ext_slot(g, b, k);
+        if (s == 0 || s >= r->nblocks || bit(seen, s))
+            continue;
+        /* The file block the slot starts; past nblocks no file of this device reaches. */
+        uint64_t fb = f->base == UINT64_MAX || f->span == UINT64_MAX ||
+                              k > (r->nblocks - f->base) / f->span
+                          ? UINT64_MAX
+                          : f->base + (uint64_t)k * f->span;
+        if (fb != UINT64_MAX && fb >= r->nblocks)
+            fb = UINT64_MAX;
+        struct scan_block *c = &r->map[s];
+        if (f->level == 0) {
+            if (fb == UINT64_MAX || !free_for_tree(c, SCAN_BLK_LEAKED))
+                continue;
+            set_bit(seen, s);
+            c->flags |= SC_BF_LINKED;
+            if (*npairs == *cap) {
+                size_t ncap = *cap ? *cap * 2 : 16;
+                struct lpair *np = realloc(*pairs, ncap * sizeof(*np));
+                if (np == NULL)
+                    return false;
+                *pairs = np;
+                *cap = ncap;
+            }
+            (*pairs)[(*npairs)++] = (struct lpair){fb, s};
+            continue;
+        }
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || c->index + 1u != f->level ||
+            n > SC_LEVEL_MAX)
+            continue;
+        uint8_t *cb = bufs + (size_t)n * g->blocksize;
+        set_bit(seen, s);
+        if (sc_read(r, s, cb, NULL) != LANYFS_OK)
+            continue;
+        st[n] = (struct lframe){s, fb, lanyfs_geom_pow(g, f->level - 1u), 0, f->level - 1u};
+        n++;
+    }
+    return true;
+}
+
+/* Record the tree and report it. */
+static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pairs,
+                     size_t npairs, uint64_t *exts, uint64_t nexts, uint8_t *b)
+{
+    struct scan_lost_tree t = {.top = top, .exts = exts, .nexts = nexts};
+    t.ndata = pairs[npairs - 1].fblk + 1; /* file order: the last pair is the highest */
+    t.data = calloc((size_t)t.ndata, sizeof(*t.data));
+    if (t.data == NULL) {
+        free(exts);
+        return sc_oom(r);
+    }
+    for (size_t i = 0; i < npairs; i++)
+        t.data[pairs[i].fblk] = pairs[i].dblk;
+    t.mapped = npairs;
+    t.entry = tree_file(r, top);
+    t.size = tree_size(r, &t, b);
+    if (r->nlost == r->lost_cap) {
+        size_t ncap = r->lost_cap ? r->lost_cap * 2 : 4;
+        struct scan_lost_tree *nl = realloc(r->lost, ncap * sizeof(*nl));
+        if (nl == NULL) {
+            free(t.data);
+            free(exts);
+            return sc_oom(r);
+        }
+        r->lost = nl;
+        r->lost_cap = ncap;
+    }
+    r->lost[r->nlost++] = t;
+    const struct scan_entry *x = sc_entry(r, t.entry);
+    if (x != NULL)
+        return sc_report(r,
+                         &(struct scan_finding){.code = SCAN_PR_UNLINKED_FILE_DATA,
+                                                .entry = x->id, .block = top,
+                                                .block2 = x->block, .count = t.mapped,
+                                                .value = t.size},
+                         x->path, NULL);
+    return sc_report(r,
+                     &(struct scan_finding){.code = SCAN_PR_LOST_DATA_TREE, .block = top,
+                                            .count = t.mapped, .count2 = nexts,
+                                            .value = t.size},
+                     NULL, NULL);
+}
+
+bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t words = r->nblocks / 64 + 1;
+    uint64_t *child = calloc((size_t)words, sizeof(*child));
+    uint64_t *seen = calloc((size_t)words, sizeof(*seen));
+    uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
+    struct lpair *pairs = NULL;
+    size_t cap = 0;
+    bool ok = false;
+    if (child == NULL || seen == NULL || bufs == NULL) {
+        ok = sc_oom(r);
+        goto out;
+    }
+    /* Extenders another candidate one level up maps are no tops. */
+    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
+        const struct scan_block *c = &r->map[blk];
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || c->index == 0)
+            continue;
+        if (sc_stopped(r))
+            goto out;
+        if (sc_read(r, blk, b, NULL) != LANYFS_OK)
+            continue;
+        for (uint32_t k = 0; k < g->extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(g, b, k);
+            const struct scan_block *t = sc_cell(r, s);
+            if (s != 0 && s != blk && free_for_tree(t, SCAN_BLK_ORPHAN_EXT) &&
+                t->index + 1u == c->index)
+                set_bit(child, s);
+        }
+    }
+    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
+        const struct scan_block *c = &r->map[blk];
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
+            continue;
+        if (sc_stopped(r))
+            goto out;
+        size_t npairs;
+        uint64_t *exts, nexts;
+        if (!walk_tree(r, blk, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts)) {
+            free(exts);
+            ok = sc_oom(r);
+            goto out;
+        }
+        if (npairs == 0) {
+            /* Maps nothing any more: an extender leak (marks.c). */
+            r->map[blk].flags |= SC_BF_LINKED;
+            if (*empty == 0)
+                *empty_first = blk;
+            *empty += nexts ? nexts : 1;
+            free(exts);
+            continue;
+        }
+        if (!add_tree(r, blk, pairs, npairs, exts, nexts, b))
+            goto out;
+    }
+    /* Candidates no top reached (a level the walk could not enter) count as leaked extenders. */
+    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
+        struct scan_block *c = &r->map[blk];
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
+            continue;
+        c->flags |= SC_BF_LINKED;
+        if ((*empty)++ == 0 || blk < *empty_first)
+            *empty_first = blk;
+    }
+    ok = true;
+out:
+    free(child);
+    free(seen);
+    free(bufs);
+    free(pairs);
+    return ok;
+}
+
+size_t scan_lost_trees(const struct scan_result *r, const struct scan_lost_tree **out)
+{
+    *out = r->lost;
+    return r->nlost;
+}
+
+const struct scan_lost_tree *scan_lost_tree_of(const struct scan_result *r, uint32_t entry)
+{
+    for (size_t i = 0; entry != 0 && i < r->nlost; i++)
+        if (r->lost[i].entry == entry)
+            return &r->lost[i];
+    return NULL;
+}
