@@ -349,6 +349,24 @@ static struct tentry *add_scan_entry(struct fsck_ctx *c, const struct scan_entry
 }
 
 /* The marks plan.c needs from the findings, on the target entries. */
+/*
+ * UNLINKED_FILE_DATA: the file gets the tree that holds its data as its
+ * data pointer, and the size the data shows; the claims that follow take
+ * the tree's blocks for it (repair_file.c).  One write of the entry, in
+ * phase 2: interrupted before it, a second run finds the same tree.
+ */
+static void link_lost_tree(struct fsck_ctx *c, const struct scan_result *res, struct tentry *t)
+{
+    const struct scan_lost_tree *lt = scan_lost_tree_of(res, t->sid);
+    if (lt == NULL || t->e.subtree != 0 || lt->top >= c->nblocks)
+        return;
+    t->e.subtree = lt->top;
+    t->e.size = lt->size;
+    t->fields_dirty = true;
+    fsck_note(c, _("entry %" PRIu64 ": data pointer -> %" PRIu64 ", size %" PRIu64), t->block,
+              lt->top, lt->size);
+}
+
 static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
 {
     const struct scan_finding *fs;
@@ -374,6 +392,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             t->marks |= FSCK_M_TIME;
         else if (strcmp(pi->name, "TORN_SECTORS") == 0)
             t->marks |= FSCK_M_TORN;
+        else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
+            link_lost_tree(c, res, t);
     }
 }
 
