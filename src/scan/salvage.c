@@ -2313,6 +2313,15 @@ static int core_extent(void *ctx, uint64_t fblk, uint64_t dblk, uint64_t count)
     return fblk + count >= c->n;
 }
 
+/* The tree that holds x's data when x's data pointer never landed
+ * (UNLINKED_FILE_DATA), NULL when x links its own (or none). */
+static const struct scan_lost_tree *lost_tree(const struct sv *s, const struct scan_entry *x)
+{
+    if (x->e.subtree != 0 || x->state == SCAN_ENTRY_DELETED)
+        return NULL;
+    return scan_lost_tree_of(s->scan, x->id);
+}
+
 /* A deleted file's candidate is its own: still free or leaked, nobody else's, no header. */
 static bool still_free(const struct sv *s, uint64_t d, uint32_t id)
 {
@@ -2335,8 +2344,12 @@ static bool block_sources(struct sv *s, const struct scan_entry *x, enum salvage
 {
     bool deleted = kind == SALVAGE_KIND_DELETED || kind == SALVAGE_KIND_VERSION;
     bool gaps = false;
+    const struct scan_lost_tree *lt = lost_tree(s, x);
     for (uint64_t i = 0; i < nb; i++) {
-        dblk[i] = i < x->ndata && x->data != NULL ? x->data[i] : 0;
+        if (lt != NULL)
+            dblk[i] = i < lt->ndata ? lt->data[i] : 0;
+        else
+            dblk[i] = i < x->ndata && x->data != NULL ? x->data[i] : 0;
         gaps |= dblk[i] == 0;
     }
     if (gaps && !deleted && s->core_map && x->e.subtree != 0) {
@@ -2362,7 +2375,8 @@ static bool block_sources(struct sv *s, const struct scan_entry *x, enum salvage
         } else {
             kinds[i] = BK_OK;
             const struct scan_block *c = d < s->nblocks ? &s->map[d] : NULL;
-            shared[i] = c != NULL && (c->owner != x->id || (c->flags & SCAN_BF_SHARED));
+            uint32_t own = lt != NULL ? 0 : x->id;
+            shared[i] = c != NULL && (c->owner != own || (c->flags & SCAN_BF_SHARED));
         }
     }
     return true;
@@ -2396,12 +2410,15 @@ static size_t block_bytes(const struct sv *s, uint64_t i, uint64_t length)
     return length - off < s->bs ? (size_t)(length - off) : s->bs;
 }
 
-/* The bytes a file job writes: its size, no more than the device holds. */
+/* The bytes a file job writes: its size (the data's, for a lost tree's
+ * file), no more than the device holds. */
 static uint64_t job_length(const struct sv *s, const struct scan_entry *x, bool *capped)
 {
     uint64_t cap = s->nblocks * (uint64_t)s->bs;
-    *capped = x->e.size > cap;
-    return *capped ? cap : x->e.size;
+    const struct scan_lost_tree *lt = lost_tree(s, x);
+    uint64_t size = lt != NULL ? lt->size : x->e.size;
+    *capped = size > cap;
+    return *capped ? cap : size;
 }
 
 static void copy_entry(struct sv *s, struct sv_job *j)
@@ -2587,6 +2604,14 @@ static void copy_entry(struct sv *s, struct sv_job *j)
                         "map perhaps written for another block size");
         it.status = SALVAGE_PARTIAL;
     }
+    const struct scan_lost_tree *lt = lost_tree(s, x);
+    if (lt != NULL) {
+        note_add(&note,
+                 "its data pointer and size never landed: the data of the extender tree at "
+                 "block %" PRIu64 ", the size (on the image %" PRIu64 ") taken from the data's end",
+                 lt->top, x->e.size);
+        it.status = SALVAGE_PARTIAL;
+    }
     uint64_t nshared = range_total(&it.shared);
     if (nshared > 0)
         note_add(&note, "%" PRIu64 " %s also claimed by another owner", nshared,
@@ -2638,25 +2663,42 @@ struct seg {
     bool text;       /* every block so far is text */
 };
 
-/* Write bytes [0, n) of blocks from first as one carved file. */
-static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first)
+/*
+ * Write bytes [0, n) as one carved file: of the blocks from first on, or,
+ * with tree, of the data blocks of that lost tree (in its file order,
+ * named after its top extender).
+ */
+static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first,
+                        const struct scan_lost_tree *tree)
 {
     struct salvage_item it = {.kind = SALVAGE_KIND_CARVED, .entry_block = first, .size = n,
                               .recovered = n, .status = SALVAGE_EXACT};
     struct sbuf src = {0}, out = {0}, base = {0};
     uint64_t nb = (n - 1) / s->bs + 1;
     int fd = -1;
+    bool ranges_ok = true;
     judge(s, p, n < SV_HEAD_BYTES ? n : SV_HEAD_BYTES, &it.mime, &it.magic, &it.ext);
     if (it.ext == NULL)
         it.ext = strdup(ext_of_type(it.mime));
-    if (nb == 1)
+    if (tree != NULL)
+        sb_printf(&src, "extender tree at block %" PRIu64, tree->top);
+    else if (nb == 1)
         sb_printf(&src, "block %" PRIu64, first);
     else
         sb_printf(&src, "blocks %" PRIu64 "-%" PRIu64, first, first + nb - 1);
     sb_printf(&base, "%08" PRIu64 ".%s", first, it.ext != NULL ? it.ext : "bin");
+    if (tree != NULL) {
+        for (uint64_t i = 0; i < nb && i < tree->ndata; i++)
+            if (tree->data[i] != 0)
+                ranges_ok &= ranges_add(&it.blocks, tree->data[i], 1);
+            else
+                ranges_ok &= ranges_add(&it.holes, i, 1);
+    } else {
+        ranges_ok = ranges_add(&it.blocks, first, nb);
+    }
     uint32_t d = top_dir(s, &s->d_carved, "carved", 0);
     char *name = d != SV_NO_DIR && !base.oom ? take_name(s, d, base.p, "") : NULL;
-    if (name == NULL || src.oom || it.ext == NULL || !ranges_add(&it.blocks, first, nb)) {
+    if (name == NULL || src.oom || it.ext == NULL || !ranges_ok) {
         s->oom = true;
         goto out;
     }
@@ -2689,7 +2731,15 @@ static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first
     fd = -1;
     sha_final(&sha, it.sha256);
     for (uint64_t b = 0; b < nb; b++)
-        mark_used(s, first + b);
+        if (tree == NULL)
+            mark_used(s, first + b);
+        else if (b < tree->ndata && tree->data[b] != 0)
+            mark_used(s, tree->data[b]);
+    if (tree != NULL) {
+        it.note = strdup("the data of an extender tree no file links, in its order; the size "
+                         "taken from the data's end");
+        it.status = SALVAGE_PARTIAL;
+    }
 out:
     if (fd >= 0)
         close(fd);
@@ -2714,10 +2764,10 @@ static void carve_flush(struct sv *s, struct seg *g)
             while (end > 0 && p[end - 1] == 0)
                 end--;
             if (end > 0)
-                carve_write(s, p, end, g->first + off);
+                carve_write(s, p, end, g->first + off, NULL);
             break;
         }
-        carve_write(s, p, end, g->first + off);
+        carve_write(s, p, end, g->first + off, NULL);
         off += (end - 1) / s->bs + 1;
         /* Blocks of zeros after a format's end are no file. */
         while (off < g->blocks && all_zero(g->p + off * s->bs, s->bs))
@@ -2766,8 +2816,46 @@ static bool carve_block(struct sv *s, struct seg *g, uint64_t blk, const uint8_t
     return true;
 }
 
+/*
+ * The lost trees (LOST_DATA_TREE, and UNLINKED_FILE_DATA whose file this
+ * run did not copy): each tree's data blocks in its order, as one carved
+ * file named after its first data block, before the runs of single blocks
+ * are carved (which then skip them).  Holes and unreadable blocks read as
+ * zeros; at most SV_SEG_MAX bytes.
+ */
+static void carve_lost_trees(struct sv *s)
+{
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(s->scan, &lt);
+    for (size_t i = 0; i < n && !s->oom && !sv_cancelled(s); i++) {
+        const struct scan_lost_tree *t = &lt[i];
+        if ((t->entry != 0 && t->entry <= s->nents && s->planned[t->entry]) || t->size == 0)
+            continue;
+        size_t len = t->size < SV_SEG_MAX ? (size_t)t->size : SV_SEG_MAX;
+        uint64_t nb = (len - 1) / s->bs + 1, first = 0;
+        uint8_t *p = calloc(1, (size_t)nb * s->bs);
+        if (p == NULL) {
+            s->oom = true;
+            return;
+        }
+        for (uint64_t k = 0; k < nb && k < t->ndata; k++) {
+            uint64_t d = t->data[k];
+            if (d == 0 || d >= s->nblocks || is_used(s, d))
+                continue;
+            if (first == 0)
+                first = d;
+            if (!read_blocks(s, d, 1, p + k * s->bs))
+                memset(p + k * s->bs, 0, s->bs);
+        }
+        if (first != 0)
+            carve_write(s, p, len, first, t);
+        free(p);
+    }
+}
+
 static void carve(struct sv *s)
 {
+    carve_lost_trees(s);
     struct seg g = {0};
     uint64_t run_max = SV_RUN_BYTES / s->bs;
     for (uint64_t blk = 1; blk < s->nblocks && !s->oom && !sv_cancelled(s);) {

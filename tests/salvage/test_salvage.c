@@ -457,6 +457,61 @@ START_TEST(many_equal_names)
 }
 END_TEST
 
+/*
+ * Writes an unplug cut short (SPEC-§8): "a"'s data pointer and size never
+ * landed, so its tree (the block after it) holds its data; "b"'s entry is
+ * wiped, so its tree is no file's.  "a" comes back whole from its tree
+ * (partial: its size came from the data), and --carve writes b's tree as
+ * one piece in its order.
+ */
+START_TEST(lost_trees_recovered)
+{
+    static uint8_t data[8000];
+    struct fx *fx = fx_new(10, 4, 600);
+    ck_assert_ptr_nonnull(fx);
+    fx_pattern(data, sizeof(data), 3);
+    uint64_t a = fx_file(fx, fx_root(fx), "a", data, 5000);
+    uint64_t b = fx_file(fx, fx_root(fx), "b", data, 7000);
+    ck_assert(a != 0 && b != 0 && data[4999] != 0 && data[6999] != 0);
+    ck_assert_uint_eq(fx_get_subtree(fx, a), a + 1);
+    struct lanyfs_entry e;
+    fx_entry_get(fx, a, &e);
+    e.subtree = 0;
+    e.size = 0;
+    fx_entry_put(fx, a, &e);
+    uint64_t btop = fx_get_subtree(fx, b);
+    memset(fx_block(fx, b), 0, fx_blocksize(fx));
+    int dfd;
+    char *dir = tmp_dir(&dfd);
+    struct salvage_opts o = {.flags = SALVAGE_CARVE};
+    struct run r;
+    run_salvage(fx, dfd, &o, &r);
+    const struct salvage_item *ia = item_of(r.res, "/a");
+    ck_assert_ptr_nonnull(ia);
+    ck_assert_int_eq(ia->status, SALVAGE_PARTIAL);
+    ck_assert_uint_eq(ia->size, 5000);
+    size_t n = 0;
+    uint8_t *got = slurp(dfd, ia->output, &n);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(n, 5000);
+    ck_assert_mem_eq(got, data, 5000);
+    free(got);
+    char src[64];
+    snprintf(src, sizeof(src), "extender tree at block %llu", (unsigned long long)btop);
+    const struct salvage_item *ib = item_of(r.res, src);
+    ck_assert_ptr_nonnull(ib);
+    ck_assert_int_eq(ib->kind, SALVAGE_KIND_CARVED);
+    got = slurp(dfd, ib->output, &n);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(n, 7000);
+    ck_assert_mem_eq(got, data, 7000);
+    free(got);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+    fx_free(fx);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("salvage");
@@ -471,6 +526,7 @@ static Suite *make(void)
     tcase_add_test(tc, paths_shown_and_missing);
     tcase_add_test(tc, many_equal_names);
     tcase_add_test(tc, entries_by_id);
+    tcase_add_test(tc, lost_trees_recovered);
     suite_add_tcase(s, tc);
     return s;
 }
