@@ -37,6 +37,9 @@
 
 #include "scan_priv.h"
 
+/* Cells of the trees' data lists, all trees together, per block of the device. */
+#define LOST_CELLS_PER_BLOCK 2
+
 struct lframe {
     uint64_t blk;   /* the extender */
     uint64_t base;  /* first file block it maps (UINT64_MAX: past the cap) */
@@ -188,7 +191,18 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
                      size_t npairs, uint64_t *exts, uint64_t nexts, uint8_t *b)
 {
     struct scan_lost_tree t = {.top = top, .exts = exts, .nexts = nexts};
+    /* The data lists of all trees together hold at most LOST_CELLS_PER_BLOCK
+     * cells a block: a sparse tree's blocks past that stay leaked. */
+    uint64_t budget = r->nblocks * LOST_CELLS_PER_BLOCK + 1024;
+    budget = budget > r->lost_cells ? budget - r->lost_cells : 0;
+    while (npairs > 0 && pairs[npairs - 1].fblk >= budget)
+        r->map[pairs[--npairs].dblk].flags &= (uint8_t)~SC_BF_LINKED;
+    if (npairs == 0) {
+        free(exts);
+        return true;
+    }
     t.ndata = pairs[npairs - 1].fblk + 1; /* file order: the last pair is the highest */
+    r->lost_cells += t.ndata;
     t.data = calloc((size_t)t.ndata, sizeof(*t.data));
     if (t.data == NULL) {
         free(exts);

@@ -187,6 +187,7 @@ struct scan_result {
     /* Orphan extender trees that still map data (lostdata.c), owned */
     struct scan_lost_tree *lost;   /* in the order of their tops */
     size_t nlost, lost_cap;        /* used, allocated */
+    uint64_t lost_cells;           /* cells of their data lists, all together */
 
     /* Once-only findings */
     bool too_deep_reported;        /* TREE_TOO_DEEP */
