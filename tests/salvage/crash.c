@@ -44,6 +44,7 @@ static struct {
 
 static struct {
     uint64_t states, failed, checked, not_shown;
+    uint64_t trees, early; /* lost trees copied out; of those, files the log had not completed yet, byte for byte */
 } stats;
 
 /* The SHA-256 and size of the file at dirfd/rel; false when it cannot be read. */
@@ -104,7 +105,7 @@ static bool check_state(const struct truth_scenario *sc, const char *img, uint64
         printf("  %s: cannot scan: %s\n", what, err.msg);
         goto done;
     }
-    struct salvage_opts so = {.flags = SALVAGE_DELETED | SALVAGE_ORPHANS};
+    struct salvage_opts so = {.flags = SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_CARVE};
     if (salvage_run(scan, fs, dfd, &so, &res, &err) != LANYFS_OK) {
         printf("  %s: salvage fails: %s\n", what, err.msg);
         goto done;
@@ -144,6 +145,24 @@ static bool check_state(const struct truth_scenario *sc, const char *img, uint64
                    " bytes, %s)%s%s\n",
                    what, t->path, salvage_status_name(x->status), size, hex, t->size, t->sha,
                    x->note != NULL ? ": " : "", x->note != NULL ? x->note : "");
+    }
+    /* What the lost trees gave back (UNLINKED_FILE_DATA, LOST_DATA_TREE):
+     * counted when it is a file the log had not completed by K, whole,
+     * as it ends. */
+    for (size_t j = 0; j < nit; j++) {
+        bool tree = it[j].note != NULL && (strstr(it[j].note, "never landed") != NULL ||
+                                           strstr(it[j].note, "extender tree no file") != NULL);
+        if (!tree)
+            continue;
+        stats.trees++;
+        for (size_t i = 0; i < sc->npaths; i++) {
+            const struct truth_path *t = &sc->paths[i];
+            if (!t->dir && t->complete > k && it[j].size == t->size &&
+                strcmp(it[j].sha256, t->sha) == 0) {
+                stats.early++;
+                break;
+            }
+        }
     }
 done:
     salvage_result_free(res);
@@ -222,5 +241,8 @@ int main(int argc, char **argv)
            " complete paths checked byte for byte, %" PRIu64
            " complete by the log but not shown by their state (2012 mode)\n",
            stats.states, stats.failed, stats.checked, stats.not_shown);
+    printf("salvage-crash: %" PRIu64 " files copied out of extender trees no entry linked, %" PRIu64
+           " of them files not complete by their cut, byte for byte as they end\n",
+           stats.trees, stats.early);
     return ok && stats.failed == 0 ? 0 : 1;
 }
