@@ -446,8 +446,8 @@ static bool repair(struct run *r, struct scan_result *res)
         fail(r, _("cannot plan the repair: %s"), c->err.msg);
         goto out;
     }
-    bool need_free = c->allow_freelist &&
-                     (fsck_approved_any(c, FSCK_CAT_FREELIST) || fsck_plan_changes(c));
+    bool need_free = c->allow_freelist && (fsck_approved_any(c, FSCK_CAT_FREELIST) ||
+                                           fsck_plan_changes(c) || c->lost_freed);
     fsck_progress_update(r->prog, 6, 0, 5);
     struct fsck_freelist fl;
     if ((rc = fsck_newblk_write(c)) != LANYFS_OK)

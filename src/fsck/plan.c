@@ -105,7 +105,7 @@ static const struct policy policies[] = {
     {"ENTRY_NEVER_WRITTEN", FSCK_CAT_FILE, true},
     {"SB_STALE_FREEHEAD", FSCK_CAT_FREELIST, false},
     {"UNLINKED_FILE_DATA", FSCK_CAT_FILE, true},
-    {"LOST_DATA_TREE", FSCK_CAT_FREELIST, false},
+    {"LOST_DATA_TREE", FSCK_CAT_ORPHAN, false},
     {"MARK_FORMATTER_CHAIN_TYPE", FSCK_CAT_NONE, false},
     {"MARK_LAST_SLOT_FILLED", FSCK_CAT_NONE, false},
     {"MARK_LAST_SLOT_LEAK", FSCK_CAT_FREELIST, false},
@@ -367,6 +367,100 @@ static void link_lost_tree(struct fsck_ctx *c, const struct scan_result *res, st
               lt->top, lt->size);
 }
 
+/*
+ * LOST_DATA_TREE: each extender tree that maps data but that no file links
+ * (nor a file this plan keeps) becomes a new file of /lost+found named
+ * "#TOP", its data pointer the tree, its size what the data shows.  Its own
+ * block must be one the old free list does not list: written before its
+ * parent links it, a block of the old list would read, after an
+ * interruption, as a deleted file that takes the tree along; an unlisted
+ * one reads as an orphan, which the next run moves to /lost+found.  So it
+ * is a block the scan found leaked (or an orphan extender nobody holds)
+ * and no lost tree maps; with none, the tree's blocks go to the free list.
+ */
+/* A lost tree whose repair was declined keeps its blocks out of the free list. */
+static void keep_tree(struct fsck_ctx *c, const struct scan_lost_tree *lt)
+{
+    for (uint64_t k = 0; k < lt->nexts; k++)
+        if (lt->exts[k] < c->nblocks && c->kind[lt->exts[k]] == OWN_FREE)
+            c->kind[lt->exts[k]] = OWN_KEEP;
+    for (uint64_t k = 0; k < lt->ndata; k++)
+        if (lt->data[k] != 0 && lt->data[k] < c->nblocks && c->kind[lt->data[k]] == OWN_FREE)
+            c->kind[lt->data[k]] = OWN_KEEP;
+}
+
+static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_result *r)
+{
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(r, &lt);
+    c->lost_freed = false;
+    if (n == 0)
+        return LANYFS_OK;
+    if (!c->allow_freelist || !c->allow_tree || !fsck_allowed(c, FSCK_CAT_ORPHAN, 0)) {
+        for (size_t i = 0; i < n; i++)
+            if (lt[i].entry == 0 || fsck_te_of_sid(c, lt[i].entry) == NULL)
+                keep_tree(c, &lt[i]);
+        return LANYFS_OK;
+    }
+    const struct scan_block *map = scan_blocks(r);
+    uint64_t nmap = scan_block_count(r);
+    uint8_t *in_tree = calloc(c->nblocks ? c->nblocks : 1, 1);
+    if (in_tree == NULL)
+        return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        for (uint64_t k = 0; k < lt[i].nexts; k++)
+            if (lt[i].exts[k] < c->nblocks)
+                in_tree[lt[i].exts[k]] = 1;
+        for (uint64_t k = 0; k < lt[i].ndata; k++)
+            if (lt[i].data[k] < c->nblocks)
+                in_tree[lt[i].data[k]] = 1;
+    }
+    uint64_t next = 1;
+    enum lanyfs_err rc = LANYFS_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (lt[i].entry != 0 && fsck_te_of_sid(c, lt[i].entry) != NULL)
+            continue; /* its file's (UNLINKED_FILE_DATA), or kept as it is */
+        uint64_t blk = 0;
+        for (; next < c->nblocks && next < nmap && blk == 0; next++) {
+            const struct scan_block *m = &map[next];
+            if (c->kind[next] == OWN_FREE && !in_tree[next] && m->owner == 0 &&
+                !(m->flags & SCAN_BF_SHARED) &&
+                (m->cls == SCAN_BLK_LEAKED || m->cls == SCAN_BLK_ORPHAN_EXT))
+                blk = next;
+        }
+        if (blk == 0) {
+            c->lost_freed = true; /* no block for the file: the tree's blocks go free */
+            continue;
+        }
+        struct tentry *t = fsck_te_add(c);
+        if (t == NULL) {
+            rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+            break;
+        }
+        char name[32];
+        int len = snprintf(name, sizeof(name), "#%" PRIu64, lt[i].top);
+        t->block = blk;
+        t->is_new = true;
+        t->lost_tree = true;
+        t->moved = true;
+        t->to_lostfound = true;
+        t->file_allowed = true;
+        t->name_dirty = true;
+        t->e.type = LANYFS_TYPE_FILE;
+        t->e.created = c->now;
+        t->e.modified = c->now;
+        t->e.subtree = lt[i].top;
+        t->e.size = lt[i].size;
+        lanyfs_entry_set_name(&t->e, name, (size_t)len);
+        c->kind[blk] = OWN_ENTRY;
+        c->owner[blk] = (uint32_t)(c->nte - 1);
+        fsck_note(c, _("block %" PRIu64 ": new file /lost+found/%s for the extender tree at %" PRIu64),
+                  blk, name, lt[i].top);
+    }
+    free(in_tree);
+    return rc;
+}
+
 static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
 {
     const struct scan_finding *fs;
@@ -394,6 +488,9 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             t->marks |= FSCK_M_TORN;
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
             link_lost_tree(c, res, t);
+        else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 &&
+                 scan_lost_tree_of(res, t->sid) != NULL)
+            keep_tree(c, scan_lost_tree_of(res, t->sid));
     }
 }
 
@@ -490,6 +587,11 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
         }
     }
 
+    /* Extender trees no file links: new files of /lost+found. */
+    rc = add_lost_files(c, r);
+    if (rc != LANYFS_OK)
+        goto out;
+
     /* Parents. */
     for (size_t i = 0; i < c->nte; i++) {
         struct tentry *t = &c->te[i];
@@ -521,6 +623,13 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
             if (rc != LANYFS_OK)
                 goto out;
         }
+    }
+    for (size_t i = 0; i < c->nte; i++) {
+        if (!c->te[i].lost_tree)
+            continue;
+        rc = fsck_file_claim(c, (uint32_t)i);
+        if (rc != LANYFS_OK)
+            goto out;
     }
     for (size_t i = 0; i < c->nte; i++) {
         struct tentry *t = &c->te[i];
@@ -592,7 +701,7 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
         const struct scan_entry *x = scan_entry_by_id(r, t->sid);
         if (x != NULL && x->state == SCAN_ENTRY_DELETED)
             rc = fsck_undelete_build(c, (uint32_t)i);
-        else if (x != NULL)
+        else if (x != NULL || t->lost_tree)
             rc = fsck_file_build(c, (uint32_t)i);
         if (rc != LANYFS_OK)
             goto out;

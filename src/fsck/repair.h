@@ -90,6 +90,7 @@ struct tentry {
     bool is_new;              /* made by the repair (/lost+found) */
     bool moved;               /* relinked from orphaned or deleted */
     bool to_lostfound;        /* relinked under /lost+found */
+    bool lost_tree;           /* a new file for an extender tree no file links (LOST_DATA_TREE) */
     struct lanyfs_entry e;    /* contents as they must end (links aside) */
     bool fields_dirty;        /* data, size or times change (written in phase 2) */
     bool name_dirty;          /* the name changes (written with the links, phase 3) */
@@ -196,7 +197,8 @@ struct fsck_ctx {
     bool allow_freelist;             /* the free list is rebuilt */
     bool allow_clone;                /* shared blocks are copied */
     bool allow_tree;                 /* trees are repaired */
-    bool allow_super;                /* superblock fields are fixed */
+    bool allow_super;
+    bool lost_freed;                 /* a lost tree had no block for its new file: free list rebuilt */                /* superblock fields are fixed */
 
     struct fsck_stats st;            /* counts for the summary */
     struct lanyfs_error err;         /* the first hard error */

@@ -546,6 +546,27 @@ enum lanyfs_err fsck_file_write(struct fsck_ctx *c)
         if (rc != LANYFS_OK)
             goto out;
     }
+    /* New files of lost trees: whole blocks, in blocks the old free list
+     * does not list (plan.c), before any tree links them (phase 3). */
+    for (size_t i = 0; i < c->nte; i++) {
+        struct tentry *t = &c->te[i];
+        if (!t->lost_tree || !t->is_new || t->block == 0 || c->kind[t->block] != OWN_ENTRY)
+            continue;
+        struct lanyfs_entry e = t->e;
+        e.type = LANYFS_TYPE_FILE;
+        e.wrcnt = 1;
+        e.left = e.right = 0;
+        e.subtree = t->data_new ? c->nb[t->data_new - 1].dst : t->e.subtree;
+        memset(b, 0, c->g.blocksize);
+        lanyfs_entry_encode(&e, b);
+        rc = fsck_write(c, t->block, b);
+        if (rc != LANYFS_OK)
+            goto out;
+        t->e.subtree = e.subtree;
+        t->data_new = 0;
+        t->is_new = false; /* it exists now: its directory links it as any node */
+        t->must_write = true;
+    }
     for (size_t i = 0; i < c->nte; i++) {
         struct tentry *t = &c->te[i];
         if (!t->fields_dirty || t->is_new || t->block == 0 || c->kind[t->block] != OWN_ENTRY)

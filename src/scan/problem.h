@@ -268,7 +268,8 @@ enum scan_severity {
     X(LOST_DATA_TREE, 0x050006, SCAN_SEV_WARNING, 0,                                            \
       N_("the extender tree at block {block} maps {count} data blocks ({value} bytes), but no " \
          "file links it"),                                                                      \
-      N_("copy its data out (lanyfs salvage --carve), then add its blocks to the free list"))   \
+      N_("make it a new file of /lost+found named after its block (with no block for the "     \
+         "file left, free its blocks: copy the data out first with lanyfs salvage --carve)"))   \
     /* ---- pass 6: marks of the 2012 driver and formatter ---- */                              \
     X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,   \
       N_("{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)"), \
