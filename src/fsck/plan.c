@@ -249,6 +249,24 @@ struct tentry *fsck_te_add(struct fsck_ctx *c)
     return t;
 }
 
+struct tentry *fsck_te_new(struct fsck_ctx *c, uint64_t blk, uint8_t type, const char *name,
+                           size_t len)
+{
+    struct tentry *t = fsck_te_add(c);
+    if (t == NULL)
+        return NULL;
+    t->block = blk;
+    t->is_new = true;
+    t->name_dirty = true;
+    t->e.type = type;
+    t->e.created = c->now;
+    t->e.modified = c->now;
+    lanyfs_entry_set_name(&t->e, name, len);
+    c->kind[blk] = OWN_ENTRY;
+    c->owner[blk] = (uint32_t)(c->nte - 1);
+    return t;
+}
+
 bool fsck_te_add_kid(struct fsck_ctx *c, uint32_t dir, uint32_t kid)
 {
     struct tentry *d = &c->te[dir];
@@ -432,28 +450,19 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
             c->lost_freed = true; /* no block for the file: the tree's blocks go free */
             continue;
         }
-        struct tentry *t = fsck_te_add(c);
+        char name[32];
+        int len = snprintf(name, sizeof(name), "#%" PRIu64, lt[i].top);
+        struct tentry *t = fsck_te_new(c, blk, LANYFS_TYPE_FILE, name, (size_t)len);
         if (t == NULL) {
             rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
             break;
         }
-        char name[32];
-        int len = snprintf(name, sizeof(name), "#%" PRIu64, lt[i].top);
-        t->block = blk;
-        t->is_new = true;
         t->lost_tree = true;
         t->moved = true;
         t->to_lostfound = true;
         t->file_allowed = true;
-        t->name_dirty = true;
-        t->e.type = LANYFS_TYPE_FILE;
-        t->e.created = c->now;
-        t->e.modified = c->now;
         t->e.subtree = lt[i].top;
         t->e.size = lt[i].size;
-        lanyfs_entry_set_name(&t->e, name, (size_t)len);
-        c->kind[blk] = OWN_ENTRY;
-        c->owner[blk] = (uint32_t)(c->nte - 1);
         fsck_note(c, _("block %" PRIu64 ": new file /lost+found/%s for the extender tree at %" PRIu64),
                   blk, name, lt[i].top);
     }

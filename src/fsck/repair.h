@@ -228,6 +228,9 @@ bool fsck_plan_changes(const struct fsck_ctx *c);
 bool fsck_claim(struct fsck_ctx *c, uint64_t blk, enum fsck_own k, uint32_t who);
 /* A new target entry (zeroed, parent FSCK_NONE); NULL on no memory. */
 struct tentry *fsck_te_add(struct fsck_ctx *c);
+/* A target entry the repair makes in blk (held as OWN_ENTRY), named and timed now. */
+struct tentry *fsck_te_new(struct fsck_ctx *c, uint64_t blk, uint8_t type, const char *name,
+                           size_t len);
 bool fsck_te_add_kid(struct fsck_ctx *c, uint32_t dir, uint32_t kid);
 /* The target entry of a scan id, or NULL. */
 struct tentry *fsck_te_of_sid(struct fsck_ctx *c, uint32_t sid);

@@ -55,19 +55,10 @@ enum lanyfs_err fsck_lostfound_prepare(struct fsck_ctx *c)
     uint64_t blk = fsck_pool_take(c);
     if (blk == 0)
         return LANYFS_OK;
-    struct tentry *t = fsck_te_add(c);
+    struct tentry *t = fsck_te_new(c, blk, LANYFS_TYPE_DIR, LOSTFOUND_NAME, strlen(LOSTFOUND_NAME));
     if (t == NULL)
         return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
-    t->block = blk;
-    t->is_new = true;
     t->parent = c->root;
-    t->e.type = LANYFS_TYPE_DIR;
-    t->e.created = c->now;
-    t->e.modified = c->now;
-    lanyfs_entry_set_name(&t->e, LOSTFOUND_NAME, strlen(LOSTFOUND_NAME));
-    t->name_dirty = true;
-    c->kind[blk] = OWN_ENTRY;
-    c->owner[blk] = (uint32_t)(c->nte - 1);
     c->lostfound = (uint32_t)(c->nte - 1);
     fsck_note(c, _("block %" PRIu64 ": new directory /%s"), blk, LOSTFOUND_NAME);
     return LANYFS_OK;

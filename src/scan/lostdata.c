@@ -227,6 +227,8 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
     r->lost[r->nlost++] = t;
     const struct scan_entry *x = sc_entry(r, t.entry);
     if (x != NULL)
+        sc_aux(r, x->id)->lost = (uint32_t)r->nlost;
+    if (x != NULL)
         return sc_report(r,
                          &(struct scan_finding){.code = SCAN_PR_UNLINKED_FILE_DATA,
                                                 .entry = x->id, .block = top,
@@ -322,8 +324,8 @@ size_t scan_lost_trees(const struct scan_result *r, const struct scan_lost_tree 
 
 const struct scan_lost_tree *scan_lost_tree_of(const struct scan_result *r, uint32_t entry)
 {
-    for (size_t i = 0; entry != 0 && i < r->nlost; i++)
-        if (r->lost[i].entry == entry)
-            return &r->lost[i];
-    return NULL;
+    if (entry == 0 || entry > r->nentries)
+        return NULL;
+    uint32_t k = r->aux[entry - 1].lost;
+    return k != 0 && k <= r->nlost ? &r->lost[k - 1] : NULL;
 }

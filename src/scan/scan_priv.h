@@ -93,6 +93,8 @@ struct sc_aux {
     bool data_pooled;       /* its data list lies in the lists pool (sc_data_new) */
     uint32_t stash_off;     /* where in the stash */
     uint8_t stash_len;      /* how many; 0 = none kept */
+    /* lostdata.c, once the analysis found it */
+    uint32_t lost;          /* index + 1 in r->lost of the tree holding its data, 0 = none */
 };
 
 /* Small allocations freed together (bigmem.c). */

@@ -149,9 +149,18 @@ static bool check_state(const struct truth_scenario *sc, const char *img, uint64
     /* What the lost trees gave back (UNLINKED_FILE_DATA, LOST_DATA_TREE):
      * counted when it is a file the log had not completed by K, whole,
      * as it ends. */
+    const struct scan_lost_tree *lost;
+    size_t nlost = scan_lost_trees(scan, &lost);
     for (size_t j = 0; j < nit; j++) {
-        bool tree = it[j].note != NULL && (strstr(it[j].note, "never landed") != NULL ||
-                                           strstr(it[j].note, "extender tree no file") != NULL);
+        /* Its file's tree, or a tree copied out as a carved piece (named by its first block). */
+        bool tree = it[j].kind != SALVAGE_KIND_CARVED && it[j].entry != 0 &&
+                    scan_lost_tree_of(scan, it[j].entry) != NULL;
+        for (size_t m = 0; m < nlost && !tree && it[j].kind == SALVAGE_KIND_CARVED; m++)
+            for (uint64_t d = 0; d < lost[m].ndata; d++)
+                if (lost[m].data[d] != 0) {
+                    tree = lost[m].data[d] == it[j].entry_block;
+                    break;
+                }
         if (!tree)
             continue;
         stats.trees++;
