@@ -6,10 +6,11 @@
  * checks), scanned (scan.h) and salvaged (salvage.h) into OUTDIR, which is
  * made when missing: the live tree, or the live PATHs given, under
  * OUTDIR/files/; with --deleted the deleted files under OUTDIR/deleted/,
- * with --orphans the orphaned entries under OUTDIR/orphans/, with --carve
- * the runs of data blocks no file owns under OUTDIR/carved/, with
+ * with --orphans the orphaned entries under OUTDIR/orphans/, with --lost
+ * the data of extender trees no file links under OUTDIR/lost/, with
+ * --carve the runs of data blocks no file owns under OUTDIR/carved/, with
  * --versions the earlier versions of each path beside it as NAME.~N~;
- * --all is all four.  OUTDIR/manifest.csv and manifest.json list every
+ * --all is all five.  OUTDIR/manifest.csv and manifest.json list every
  * file.  Nothing is written outside OUTDIR, and nothing in it is replaced
  * without --force (docs/salvage.md has the rules).
  *
@@ -137,6 +138,15 @@ static void print_summary(const char *image, const char *outdir, const struct sa
         out_field(W, "Left out", "%" PRIu64 " deleted entries (--deleted)", sum.deleted);
     else if (orph)
         out_field(W, "Left out", "%" PRIu64 " orphaned entries (--orphans)", sum.orphans);
+    /* The lost trees no file takes its data from (their own files' trees
+     * come with those files). */
+    const struct scan_lost_tree *lt;
+    size_t nlt = scan_lost_trees(scan, &lt), unpaired = 0;
+    for (size_t i = 0; i < nlt; i++)
+        unpaired += lt[i].entry == 0;
+    if (unpaired != 0 && !(flags & (SALVAGE_LOST | SALVAGE_CARVE)))
+        out_field(W, "Left out", "%zu extender trees of data that no file links (--lost)",
+                  unpaired);
     /* An earlier format's files, which only its own geometry reads. */
     const struct scan_finding *fs;
     size_t nf = scan_findings(scan, &fs);
@@ -273,6 +283,7 @@ static int run(const struct cli_command *self, int argc, char **argv)
         {"deleted", no_argument, NULL, 'D'},
         {"orphans", no_argument, NULL, 'O'},
         {"carve", no_argument, NULL, 'C'},
+        {"lost", no_argument, NULL, 'L'},
         {"versions", no_argument, NULL, 'V'},
         {"all", no_argument, NULL, 'a'},
         {"force", no_argument, NULL, 'f'},
@@ -299,11 +310,15 @@ static int run(const struct cli_command *self, int argc, char **argv)
         case 'C':
             flags |= SALVAGE_CARVE;
             break;
+        case 'L':
+            flags |= SALVAGE_LOST;
+            break;
         case 'V':
             flags |= SALVAGE_VERSIONS;
             break;
         case 'a':
-            flags |= SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_CARVE | SALVAGE_VERSIONS;
+            flags |= SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_LOST | SALVAGE_CARVE |
+                     SALVAGE_VERSIONS;
             break;
         case 'f':
             flags |= SALVAGE_FORCE;
@@ -441,15 +456,18 @@ out:
 
 const struct cli_command cmd_salvage = {
     "salvage",
-    N_("[--deleted] [--orphans] [--carve] [--versions] [--all] [--force] [--db FILE] [--json] "
+    N_("[--deleted] [--orphans] [--lost] [--carve] [--versions] [--all] [--force] [--db FILE] "
+       "[--json] "
        "[--quiet] [--geometry BS[:AL]] IMAGE OUTDIR [PATH...]"),
     N_("Copy files out of a damaged image into a folder."),
     "Options:\n"
     "  --deleted   also deleted files whose blocks were not handed out again (deleted/)\n"
     "  --orphans   also entries that nothing reaches any more (orphans/)\n"
+    "  --lost      also the data of extender trees no file links: files written\n"
+    "              just before an unplug whose entries never got them (lost/)\n"
     "  --carve     also runs of data blocks no file owns, typed by libmagic (carved/)\n"
     "  --versions  also earlier versions of each path, beside it as NAME.~N~\n"
-    "  -a, --all   all four of the above\n"
+    "  -a, --all   all five of the above\n"
     "  -f, --force replace files (and symbolic links) that are in the way in OUTDIR\n"
     "  --db FILE   add the scan and the salvage to the SQLite database FILE\n"
     "  --json      write one JSON document instead of text\n"

@@ -269,7 +269,7 @@ enum scan_severity {
       N_("the extender tree at block {block} maps {count} data blocks ({value} bytes), but no " \
          "file links it"),                                                                      \
       N_("make it a new file of /lost+found named after its block (with no block for the "     \
-         "file left, free its blocks: copy the data out first with lanyfs salvage --carve)"))   \
+         "file left, free its blocks: copy the data out first with lanyfs salvage --lost)"))   \
     /* ---- pass 6: marks of the 2012 driver and formatter ---- */                              \
     X(MARK_FORMATTER_CHAIN_TYPE, 0x060001, SCAN_SEV_INFO, SCAN_PF_NO_REPAIR | SCAN_PF_DRIVER,   \
       N_("{count} chain blocks carry type 0x80, as the 2012 formatter writes them (SPEC-9.10)"), \

@@ -1147,7 +1147,7 @@ struct sv {
     struct sv_dir *dirs;
     size_t ndirs, dcap;
     uint32_t *dir_of;      /* dir_of[id]: the output directory of a directory entry */
-    uint32_t d_files, d_deleted, d_orphans, d_carved; /* SV_NO_DIR until needed */
+    uint32_t d_files, d_deleted, d_orphans, d_carved, d_lost; /* SV_NO_DIR until needed */
     struct sv_job *jobs;
     size_t njobs, jcap;
     struct strset names;   /* "<dir>/<name>" taken */
@@ -2664,14 +2664,18 @@ struct seg {
 };
 
 /*
- * Write bytes [0, n) as one carved file: of the blocks from first on, or,
- * with tree, of the data blocks of that lost tree (in its file order,
- * named after its top extender).
+ * Write bytes [0, n) as one file no entry names: carved/ the blocks from
+ * first on; or, with tree, the data blocks of that lost tree in its file
+ * order, to carved/ named after its first data block (kind CARVED), or to
+ * lost/ named after its top extender (kind LOST).
  */
 static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first,
-                        const struct scan_lost_tree *tree)
+                        const struct scan_lost_tree *tree, enum salvage_kind kind)
 {
-    struct salvage_item it = {.kind = SALVAGE_KIND_CARVED, .entry_block = first, .size = n,
+    bool lost = tree != NULL && kind == SALVAGE_KIND_LOST;
+    struct salvage_item it = {.kind = lost ? SALVAGE_KIND_LOST : SALVAGE_KIND_CARVED,
+                              .entry = lost ? tree->entry : 0,
+                              .entry_block = lost ? tree->top : first, .size = n,
                               .recovered = n, .status = SALVAGE_EXACT};
     struct sbuf src = {0}, out = {0}, base = {0};
     uint64_t nb = (n - 1) / s->bs + 1;
@@ -2680,13 +2684,22 @@ static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first
     judge(s, p, n < SV_HEAD_BYTES ? n : SV_HEAD_BYTES, &it.mime, &it.magic, &it.ext);
     if (it.ext == NULL)
         it.ext = strdup(ext_of_type(it.mime));
+    const struct scan_entry *owner = lost ? ent(s, tree->entry) : NULL;
     if (tree != NULL)
         sb_printf(&src, "extender tree at block %" PRIu64, tree->top);
     else if (nb == 1)
         sb_printf(&src, "block %" PRIu64, first);
     else
         sb_printf(&src, "blocks %" PRIu64 "-%" PRIu64, first, first + nb - 1);
-    sb_printf(&base, "%08" PRIu64 ".%s", first, it.ext != NULL ? it.ext : "bin");
+    if (owner != NULL && owner->path != NULL) {
+        char *shown = salvage_escape_shown((const uint8_t *)owner->path, strlen(owner->path));
+        if (shown == NULL)
+            src.oom = true;
+        else
+            sb_printf(&src, " (the data of %s)", shown);
+        free(shown);
+    }
+    sb_printf(&base, "%08" PRIu64 ".%s", lost ? tree->top : first, it.ext != NULL ? it.ext : "bin");
     if (tree != NULL) {
         for (uint64_t i = 0; i < nb && i < tree->ndata; i++)
             if (tree->data[i] != 0)
@@ -2696,7 +2709,7 @@ static void carve_write(struct sv *s, const uint8_t *p, size_t n, uint64_t first
     } else {
         ranges_ok = ranges_add(&it.blocks, first, nb);
     }
-    uint32_t d = top_dir(s, &s->d_carved, "carved", 0);
+    uint32_t d = lost ? top_dir(s, &s->d_lost, "lost", 0) : top_dir(s, &s->d_carved, "carved", 0);
     char *name = d != SV_NO_DIR && !base.oom ? take_name(s, d, base.p, "") : NULL;
     if (name == NULL || src.oom || it.ext == NULL || !ranges_ok) {
         s->oom = true;
@@ -2764,10 +2777,10 @@ static void carve_flush(struct sv *s, struct seg *g)
             while (end > 0 && p[end - 1] == 0)
                 end--;
             if (end > 0)
-                carve_write(s, p, end, g->first + off, NULL);
+                carve_write(s, p, end, g->first + off, NULL, SALVAGE_KIND_CARVED);
             break;
         }
-        carve_write(s, p, end, g->first + off, NULL);
+        carve_write(s, p, end, g->first + off, NULL, SALVAGE_KIND_CARVED);
         off += (end - 1) / s->bs + 1;
         /* Blocks of zeros after a format's end are no file. */
         while (off < g->blocks && all_zero(g->p + off * s->bs, s->bs))
@@ -2816,20 +2829,38 @@ static bool carve_block(struct sv *s, struct seg *g, uint64_t blk, const uint8_t
     return true;
 }
 
+/* Whether the run was asked for the lost tree at top by its top extender. */
+static bool lost_asked(const struct sv *s, uint64_t top)
+{
+    for (size_t i = 0; i < s->o->nlost_tops; i++)
+        if (s->o->lost_tops[i] == top)
+            return true;
+    return false;
+}
+
 /*
- * The lost trees (LOST_DATA_TREE, and UNLINKED_FILE_DATA whose file this
- * run did not copy): each tree's data blocks in its order, as one carved
- * file named after its first data block, before the runs of single blocks
- * are carved (which then skip them).  Holes and unreadable blocks read as
- * zeros; at most SV_SEG_MAX bytes.
+ * The lost trees (LOST_DATA_TREE, UNLINKED_FILE_DATA), each tree's data
+ * blocks in its order as one file, holes and unreadable blocks as zeros, at
+ * most SV_SEG_MAX bytes:
+ *  - kind LOST: to lost/, named after the top extender, the trees asked for
+ *    by their top, and with SALVAGE_LOST every tree but those whose file
+ *    this run copied from it;
+ *  - kind CARVED: to carved/, named after the first data block, every tree
+ *    whose file this run did not copy, before the runs of single blocks are
+ *    carved (which then skip them); blocks this run already wrote (a tree
+ *    written to lost/) are left out.
  */
-static void carve_lost_trees(struct sv *s)
+static void lost_trees_write(struct sv *s, enum salvage_kind kind)
 {
     const struct scan_lost_tree *lt;
     size_t n = scan_lost_trees(s->scan, &lt);
+    bool to_lost = kind == SALVAGE_KIND_LOST;
     for (size_t i = 0; i < n && !s->oom && !sv_cancelled(s); i++) {
         const struct scan_lost_tree *t = &lt[i];
-        if ((t->entry != 0 && t->entry <= s->nents && s->planned[t->entry]) || t->size == 0)
+        bool copied = t->entry != 0 && t->entry <= s->nents && s->planned[t->entry];
+        bool want = to_lost ? lost_asked(s, t->top) || ((s->o->flags & SALVAGE_LOST) && !copied)
+                            : !copied;
+        if (!want || t->size == 0)
             continue;
         size_t len = t->size < SV_SEG_MAX ? (size_t)t->size : SV_SEG_MAX;
         uint64_t nb = (len - 1) / s->bs + 1, first = 0;
@@ -2840,7 +2871,7 @@ static void carve_lost_trees(struct sv *s)
         }
         for (uint64_t k = 0; k < nb && k < t->ndata; k++) {
             uint64_t d = t->data[k];
-            if (d == 0 || d >= s->nblocks || is_used(s, d))
+            if (d == 0 || d >= s->nblocks || (!to_lost && is_used(s, d)))
                 continue;
             if (first == 0)
                 first = d;
@@ -2848,14 +2879,41 @@ static void carve_lost_trees(struct sv *s)
                 memset(p + k * s->bs, 0, s->bs);
         }
         if (first != 0)
-            carve_write(s, p, len, first, t);
+            carve_write(s, p, len, first, t, kind);
         free(p);
+        sv_progress(s, to_lost ? len : 0);
+    }
+}
+
+/*
+ * Before the copy: the bytes lost/ will take, for the progress, and each
+ * top asked for that names no lost tree, as a problem.
+ */
+static void lost_trees_plan(struct sv *s)
+{
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(s->scan, &lt);
+    for (size_t i = 0; i < s->o->nlost_tops; i++) {
+        size_t k = 0;
+        while (k < n && lt[k].top != s->o->lost_tops[i])
+            k++;
+        if (k == n) {
+            problem(s, "block %" PRIu64 ": no lost extender tree starts there",
+                    s->o->lost_tops[i]);
+            s->res->t.missing++;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_lost_tree *t = &lt[i];
+        bool copied = t->entry != 0 && t->entry <= s->nents && s->planned[t->entry];
+        if (lost_asked(s, t->top) || ((s->o->flags & SALVAGE_LOST) && !copied))
+            s->total += t->size < SV_SEG_MAX ? t->size : SV_SEG_MAX;
     }
 }
 
 static void carve(struct sv *s)
 {
-    carve_lost_trees(s);
+    lost_trees_write(s, SALVAGE_KIND_CARVED);
     struct seg g = {0};
     uint64_t run_max = SV_RUN_BYTES / s->bs;
     for (uint64_t blk = 1; blk < s->nblocks && !s->oom && !sv_cancelled(s);) {
@@ -2904,6 +2962,8 @@ const char *salvage_kind_name(enum salvage_kind k)
         return "version";
     case SALVAGE_KIND_CARVED:
         return "carved";
+    case SALVAGE_KIND_LOST:
+        return "lost";
     }
     return "unknown";
 }
@@ -3016,7 +3076,7 @@ static char *manifest_csv(const struct salvage_result *r)
             sb_printf(&b, "%u,", it->version);
         else
             sb_str(&b, ",");
-        if (it->kind == SALVAGE_KIND_CARVED)
+        if (it->kind == SALVAGE_KIND_CARVED || it->kind == SALVAGE_KIND_LOST)
             sb_str(&b, ",");
         else
             sb_printf(&b, "%u,", it->wrcnt);
@@ -3089,7 +3149,7 @@ static char *manifest_json(const struct sv *s)
             sb_printf(&b, ", \"version\": %u", it->version);
         else
             sb_str(&b, ", \"version\": null");
-        if (it->kind == SALVAGE_KIND_CARVED) {
+        if (it->kind == SALVAGE_KIND_CARVED || it->kind == SALVAGE_KIND_LOST) {
             sb_str(&b, ", \"wrcnt\": null, \"created\": null, \"modified\": null");
         } else {
             sb_printf(&b, ", \"wrcnt\": %u, \"created\": ", it->wrcnt);
@@ -3256,7 +3316,7 @@ static bool plan(struct sv *s)
         return false;
     }
     bool ok = true;
-    if (s->o->npaths == 0 && s->o->nentries == 0) {
+    if (s->o->npaths == 0 && s->o->nentries == 0 && s->o->nlost_tops == 0) {
         uint32_t root = root_id(s);
         if (root == 0)
             problem(s, "the scan found no root directory: no live tree to copy");
@@ -3313,7 +3373,8 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
                             struct lanyfs_error *err)
 {
     struct sv s = {.scan = scan, .fs = fs, .o = opts, .top = outdir_fd, .d_files = SV_NO_DIR, .d_deleted = SV_NO_DIR,
-                   .d_orphans = SV_NO_DIR, .d_carved = SV_NO_DIR};
+                   .d_orphans = SV_NO_DIR, .d_carved = SV_NO_DIR,
+                   .d_lost = SV_NO_DIR};
     enum lanyfs_err rc = LANYFS_OK;
     char *csv = NULL, *json = NULL;
     *out = NULL;
@@ -3396,6 +3457,7 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
     if (opts->flags & SALVAGE_CARVE)
         for (uint64_t b = 1; b < s.nblocks; b++)
             s.total += carve_candidate(&s, b) ? s.bs : 0;
+    lost_trees_plan(&s);
     sv_progress(&s, 0);
 
     for (size_t i = 0; i < s.njobs && !s.oom && !sv_cancelled(&s); i++) {
@@ -3404,6 +3466,8 @@ enum lanyfs_err salvage_run(const struct scan_result *scan, struct lanyfs_fs *fs
         else
             copy_entry(&s, &s.jobs[i]);
     }
+    if (!s.oom && !sv_cancelled(&s))
+        lost_trees_write(&s, SALVAGE_KIND_LOST);
     if ((opts->flags & SALVAGE_CARVE) && !s.oom && !sv_cancelled(&s))
         carve(&s);
     dir_times(&s);

@@ -9,6 +9,12 @@
  *   deleted/    (SALVAGE_DELETED) deleted files, under their own names
  *   orphans/    (SALVAGE_ORPHANS) orphaned entries, under the orphaned
  *               directories they were found in
+ *   lost/       (SALVAGE_LOST) the data of extender trees no file links
+ *               (LOST_DATA_TREE, UNLINKED_FILE_DATA: a file written just
+ *               before an unplug), one file per tree in its order, named
+ *               after its top extender and the type libmagic gives
+ *               ("00000071.txt"); a file this run copies from its tree
+ *               (a live file UNLINKED_FILE_DATA pairs) is not repeated
  *   carved/     (SALVAGE_CARVE) runs of data blocks no file owns, one file
  *               per run or per signature found in it, named after the
  *               first block and the type libmagic gives ("000123.png")
@@ -57,6 +63,7 @@
 #define SALVAGE_CARVE 0x04    /* unowned data blocks to carved/ */
 #define SALVAGE_VERSIONS 0x08 /* earlier versions as NAME.~N~ */
 #define SALVAGE_FORCE 0x10    /* replace existing files and links */
+#define SALVAGE_LOST 0x20     /* lost extender trees to lost/ */
 
 /* The longest name salvage makes: longer escaped names keep a prefix and a hash. */
 #define SALVAGE_NAME_MAX 200
@@ -67,6 +74,7 @@ enum salvage_kind {
     SALVAGE_KIND_ORPHAN = 2,  /* an orphaned file */
     SALVAGE_KIND_VERSION = 3, /* an earlier version of a path (a deleted entry) */
     SALVAGE_KIND_CARVED = 4,  /* a run of unowned data blocks */
+    SALVAGE_KIND_LOST = 5,    /* the data of a lost extender tree */
 };
 
 enum salvage_status {
@@ -94,8 +102,10 @@ struct salvage_ranges {
 struct salvage_item {
     enum salvage_kind kind;
     enum salvage_status status;
-    uint32_t entry;               /* the scan's entry id; 0 for carved files */
-    uint64_t entry_block;         /* the entry's own block; carved: the first block */
+    uint32_t entry;               /* the scan's entry id; 0 for carved files; lost: the
+                                   * file the tree belongs to, 0 when not known */
+    uint64_t entry_block;         /* the entry's own block; carved: the first block;
+                                   * lost: the top extender */
     char *source;                 /* the source, shown (escaped UTF-8): "/a/b", or
                                    * "blocks 123-130" for a carved file */
     char *output;                 /* path relative to the output folder, as made */
@@ -138,6 +148,13 @@ struct salvage_opts {
      */
     const uint32_t *entries;
     size_t nentries;
+    /*
+     * Lost trees to write to lost/ by their top extender (scan_lost_trees),
+     * with or without SALVAGE_LOST.  A top that names no lost tree is a
+     * problem of the result.  With only these, the live tree is not copied.
+     */
+    const uint64_t *lost_tops;
+    size_t nlost_tops;
     /* Bytes done of the bytes planned; may be NULL. */
     void (*progress)(void *ctx, uint64_t done, uint64_t total);
     void *progress_ctx;

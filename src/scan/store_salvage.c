@@ -108,7 +108,7 @@ static enum lanyfs_err add_files(sqlite3 *h, const char *path, int64_t run,
     size_t n = salvage_items(r, &it);
     for (size_t i = 0; i < n && rc == LANYFS_OK; i++) {
         const struct salvage_item *x = &it[i];
-        bool carved = x->kind == SALVAGE_KIND_CARVED;
+        bool carved = x->kind == SALVAGE_KIND_CARVED || x->entry == 0;
         sqlite3_bind_int64(st, 1, run);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
         bind_text(st, 3, salvage_kind_name(x->kind));

@@ -4,7 +4,8 @@
 # its mtimes, PATH selection, a deleted file not yet reused (exact) and one
 # partly reused (partial, the reused blocks listed), damaged maps (partial,
 # unrecoverable), versions of a path written three times, carving of PNG,
-# PDF, gzip and text made here (type and extension), the manifests' rows,
+# PDF, gzip and text made here (type and extension), a lost extender tree
+# (--lost), the manifests' rows,
 # never overwriting without --force, exit status, --json and --db.
 set -uo pipefail
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
@@ -376,6 +377,32 @@ check '[ "$(ls c/carved | wc -l)" = 4 ]' "carved pieces: $(ls c/carved)"
 expect 0 salvage --all carve.img c2
 check 'cmp -s pic.png c2/deleted/pic.png && cmp -s nums.gz c2/deleted/nums.gz && [ ! -e c2/carved ]' \
     "--all: $(find c2 -type f | sort | paste -sd' ')"
+
+# ---- a lost tree: /big.bin written again, its entry's writeback never came -------
+seq 1 700 >big
+seq 1 800 >big2
+"$mkfs" -b 1024 -a 32 --size 256K lost.img >/dev/null
+"$lanyfs" put lost.img big /big.bin
+"$lanyfs" put -f lost.img big2 /big.bin
+"$mkcase" lost.img set @/big.bin data 0 >/dev/null
+"$mkcase" lost.img set @/big.bin size 0 >/dev/null
+expect 0 salvage lost.img l1
+check 'grep -q "^Left out: *1 extender trees of data that no file links (--lost)" out.txt' \
+    "the lost tree is not named as left out: $(cat out.txt)"
+check '[ ! -e l1/lost ]' "lost/ made without --lost"
+expect 9 salvage --lost lost.img l2
+lostf=$(ls l2/lost 2>/dev/null)
+check '[ "$(ls l2/lost | wc -l)" = 1 ] && cmp -s big2 "l2/lost/$lostf"' \
+    "--lost: $(find l2 -type f | sort | paste -sd' ')"
+check '[ "$(col l2 "lost/$lostf" kind)" = lost ] && [ "$(col l2 "lost/$lostf" status)" = partial ] && [ "$(col l2 "lost/$lostf" mime)" = text/plain ]' \
+    "lost/$lostf in the manifest: $(grep lost/ l2/manifest.csv)"
+check '[ "lost/$(printf %08d "$(col l2 "lost/$lostf" entry_block)").txt" = "lost/$lostf" ]' \
+    "lost/$lostf is not named after its top extender"
+check '! grep -q "Left out: .*--lost" out.txt' "--lost still names the tree as left out"
+# --all writes it once, to lost/, and carves nothing of it.
+expect 9 salvage --all lost.img l3
+check '[ "$(ls l3/lost | wc -l)" = 1 ] && cmp -s big2 l3/lost/* && ! grep -q "^carved,extender tree" l3/manifest.csv' \
+    "--all: $(cut -d, -f1-4 l3/manifest.csv | paste -sd' ')"
 
 echo "cli.sh: $checks checks, $failures failed"
 [ "$failures" -eq 0 ]

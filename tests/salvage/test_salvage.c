@@ -512,6 +512,101 @@ START_TEST(lost_trees_recovered)
 }
 END_TEST
 
+/* Items of a source. */
+static size_t items_of(const struct salvage_result *res, const char *source)
+{
+    const struct salvage_item *it;
+    size_t n = salvage_items(res, &it), k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += strcmp(it[i].source, source) == 0;
+    return k;
+}
+
+/*
+ * The same unplug: SALVAGE_LOST writes b's tree to lost/ once, named after
+ * its top, and --carve leaves it; a's tree comes with "a" and is not
+ * repeated.  Asked for by its top alone, a's tree goes to lost/ and the
+ * live tree is not copied; a top that is no lost tree is a problem.
+ */
+START_TEST(lost_trees_to_lost)
+{
+    static uint8_t data[8000];
+    struct fx *fx = fx_new(10, 4, 600);
+    ck_assert_ptr_nonnull(fx);
+    fx_pattern(data, sizeof(data), 5);
+    uint64_t a = fx_file(fx, fx_root(fx), "a", data, 5000);
+    uint64_t b = fx_file(fx, fx_root(fx), "b", data, 7000);
+    ck_assert(a != 0 && b != 0 && data[4999] != 0 && data[6999] != 0);
+    uint64_t atop = fx_get_subtree(fx, a), btop = fx_get_subtree(fx, b);
+    struct lanyfs_entry e;
+    fx_entry_get(fx, a, &e);
+    e.subtree = 0;
+    e.size = 0;
+    fx_entry_put(fx, a, &e);
+    memset(fx_block(fx, b), 0, fx_blocksize(fx));
+
+    int dfd;
+    char *dir = tmp_dir(&dfd);
+    struct salvage_opts o = {.flags = SALVAGE_LOST | SALVAGE_CARVE};
+    struct run r;
+    run_salvage(fx, dfd, &o, &r);
+    ck_assert_int_eq(r.rc, LANYFS_OK);
+    char src[96], want[64];
+    snprintf(src, sizeof(src), "extender tree at block %llu", (unsigned long long)btop);
+    U_EQ(items_of(r.res, src), 1);
+    const struct salvage_item *ib = item_of(r.res, src);
+    ck_assert_int_eq(ib->kind, SALVAGE_KIND_LOST);
+    U_EQ(ib->entry, 0);
+    U_EQ(ib->entry_block, btop);
+    ck_assert_int_eq(ib->status, SALVAGE_PARTIAL);
+    snprintf(want, sizeof(want), "lost/%08llu.", (unsigned long long)btop);
+    ck_assert_int_eq(strncmp(ib->output, want, strlen(want)), 0);
+    size_t n = 0;
+    uint8_t *got = slurp(dfd, ib->output, &n);
+    ck_assert_ptr_nonnull(got);
+    U_EQ(n, 7000);
+    ck_assert_mem_eq(got, data, 7000);
+    free(got);
+    snprintf(src, sizeof(src), "extender tree at block %llu", (unsigned long long)atop);
+    U_EQ(items_of(r.res, src), 0);
+    const struct salvage_item *ia = item_of(r.res, "/a");
+    ck_assert_ptr_nonnull(ia);
+    U_EQ(ia->size, 5000);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+
+    dir = tmp_dir(&dfd);
+    uint64_t tops[2] = {atop, a}; /* a: an entry block, no tree's top */
+    struct salvage_opts o2 = {.lost_tops = tops, .nlost_tops = 2};
+    run_salvage(fx, dfd, &o2, &r);
+    ck_assert_int_eq(r.rc, LANYFS_OK);
+    struct salvage_totals t;
+    salvage_get_totals(r.res, &t);
+    U_EQ(t.missing, 1);
+    U_EQ(t.partial, 1);
+    U_EQ(t.exact, 0);
+    const char *const *probs;
+    ck_assert_uint_eq(salvage_problems(r.res, &probs), 1);
+    snprintf(want, sizeof(want), "block %llu:", (unsigned long long)a);
+    ck_assert_ptr_nonnull(strstr(probs[0], want));
+    ck_assert_int_ne(faccessat(dfd, "files", F_OK, AT_SYMLINK_NOFOLLOW), 0);
+    snprintf(src, sizeof(src), "extender tree at block %llu (the data of /a)",
+             (unsigned long long)atop);
+    ia = item_of(r.res, src);
+    ck_assert_ptr_nonnull(ia);
+    ck_assert_int_eq(ia->kind, SALVAGE_KIND_LOST);
+    ck_assert_uint_ne(ia->entry, 0);
+    got = slurp(dfd, ia->output, &n);
+    ck_assert_ptr_nonnull(got);
+    U_EQ(n, 5000);
+    ck_assert_mem_eq(got, data, 5000);
+    free(got);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+    fx_free(fx);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("salvage");
@@ -527,6 +622,7 @@ static Suite *make(void)
     tcase_add_test(tc, many_equal_names);
     tcase_add_test(tc, entries_by_id);
     tcase_add_test(tc, lost_trees_recovered);
+    tcase_add_test(tc, lost_trees_to_lost);
     suite_add_tcase(s, tc);
     return s;
 }
