@@ -4,10 +4,11 @@
  * The result is taken over: the RescueData keeps it alive and borrows its
  * block map and the entries' data maps instead of copying them (16 bytes a
  * block stay 16 bytes a block).  Entries keep the scanner's ids, so an id
- * in a finding is an id here.  Names and paths are escaped for display;
- * the messages come from scan_finding_message_translated(), in the user's
- * language (a scan read back from a database keeps the English text it
- * stores).
+ * in a finding is an id here; the lost extender trees of no known file
+ * follow them as entries of their own (rescue_data_append_lost).  Names
+ * and paths are escaped for display; the messages come from
+ * scan_finding_message_translated(), in the user's language (a scan read
+ * back from a database keeps the English text it stores).
  */
 #define G_LOG_DOMAIN "rescue-data"
 
@@ -81,6 +82,17 @@ RescueData *rescue_data_new_from_scan(struct scan_result *result, RescueSourceKi
         e->blocks_mapped = se->blocks_mapped;
         e->blocks_intact = se->blocks_intact;
         rescue_data_set_entry_data(data, e->id, se->data, se->data != NULL ? se->ndata : 0, TRUE);
+    }
+
+    /* Lost trees after the entries: a tree of no known file is a new entry. */
+    {
+        const struct scan_lost_tree *lost;
+        size_t nentries = n;
+        size_t nlost = scan_lost_trees(result, &lost);
+        for (size_t i = 0; i < nlost; i++)
+            rescue_data_append_lost(data, lost[i].top,
+                                    lost[i].entry <= nentries ? lost[i].entry : 0, lost[i].size,
+                                    lost[i].mapped, lost[i].data, lost[i].ndata, TRUE);
     }
 
     n = scan_findings(result, &findings);

@@ -308,6 +308,44 @@ void rescue_data_set_entry_data(RescueData *data, guint32 id, const guint64 *blo
     e->data_known = TRUE;
 }
 
+RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 entry,
+                                         guint64 size, guint64 mapped, const guint64 *blocks,
+                                         guint64 nblocks, gboolean borrowed)
+{
+    RescueEntryInfo *e;
+
+    g_return_val_if_fail(data != NULL, NULL);
+    g_return_val_if_fail(!data->finished, NULL);
+    g_return_val_if_fail(top != 0, NULL);
+
+    if (entry != 0) {
+        if (entry > data->entries->len)
+            return NULL;
+        e = &g_array_index(data->entries, RescueEntryInfo, entry - 1);
+    } else {
+        /* Named as fsck-lanyfs names the file it makes of the tree in /lost+found. */
+        g_autofree char *name = g_strdup_printf("#%" G_GUINT64_FORMAT, top);
+        g_autofree char *path = g_strconcat("/", name, NULL);
+        e = rescue_data_append_entry(data, (const guint8 *)name, strlen(name), path);
+        if (e == NULL)
+            return NULL;
+        e->block = top;
+        e->state = SCAN_ENTRY_ORPHAN;
+        e->type = LANYFS_TYPE_FILE;
+        e->size = size;
+        e->lost_only = TRUE;
+    }
+    /* The entry's own map is empty (its pointer never landed): the tree's is its. */
+    e->lost_top = top;
+    e->lost_size = size;
+    e->blocks_needed = nblocks;
+    e->blocks_mapped = mapped;
+    e->blocks_intact = mapped;
+    if (blocks != NULL)
+        rescue_data_set_entry_data(data, e->id, blocks, nblocks, borrowed);
+    return e;
+}
+
 RescueGeometry *rescue_data_geometry_mut(RescueData *data)
 {
     g_return_val_if_fail(data != NULL, NULL);

@@ -69,7 +69,23 @@ typedef struct {
     const guint64 *data;     /* data blocks in file order, 0 = hole; NULL until known */
     guint64 ndata;           /* entries in data */
     gboolean data_known;     /* data and ndata are final */
+    /*
+     * A lost extender tree (scan_lost_tree): the tree holding this file's
+     * data that its entry never linked (UNLINKED_FILE_DATA), or, with
+     * lost_only, the tree this entry stands for.  data is then the tree's
+     * data, and the content is lost_size bytes (rescue_entry_content_size).
+     */
+    guint64 lost_top;        /* the tree's top extender, 0 = none */
+    guint64 lost_size;       /* bytes its data shows */
+    gboolean lost_only;      /* no entry: a tree no file links (LOST_DATA_TREE), shown as
+                              * an orphaned file "#TOP" of the top level */
 } RescueEntryInfo;
+
+/* The bytes of an entry's content: its size field, or what its lost tree's data shows. */
+static inline guint64 rescue_entry_content_size(const RescueEntryInfo *e)
+{
+    return e->lost_top != 0 ? e->lost_size : e->size;
+}
 
 /* One finding. */
 typedef struct {
@@ -112,6 +128,17 @@ void rescue_data_unref(RescueData *data);
  */
 RescueEntryInfo *rescue_data_append_entry(RescueData *data, const guint8 *name, gsize name_len,
                                           const char *path);
+/*
+ * A lost extender tree with its top, the file it belongs to (0 = none
+ * known), the bytes its data shows and its data blocks in file order
+ * (copied unless borrowed; or NULL, for the loader to give later): the
+ * file's entry then reads its content from the tree, and a tree of no
+ * known file becomes a new entry (lost_only).  Returns the entry, NULL
+ * when entry names none.
+ */
+RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 entry,
+                                         guint64 size, guint64 mapped, const guint64 *blocks,
+                                         guint64 nblocks, gboolean borrowed);
 /* A new finding; message and path (may be NULL) are raw bytes, escaped here. */
 RescueFindingInfo *rescue_data_append_finding(RescueData *data, guint32 code, guint8 severity,
                                               guint32 entry, guint64 block, guint64 block2,

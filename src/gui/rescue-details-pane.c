@@ -124,7 +124,8 @@ static void load_thread(GTask *task, gpointer source_object, gpointer task_data,
     }
     if (rq->is_file && !g_cancellable_is_cancelled(cancellable)) {
         const RescueEntryInfo *e = rescue_data_get_entry(rq->data, rq->entry);
-        gsize want = (gsize)MIN(e->size, (guint64)HEAD_BYTES);
+        guint64 size = rescue_entry_content_size(e);
+        gsize want = (gsize)MIN(size, (guint64)HEAD_BYTES);
         guint8 *buf = g_malloc(MAX(want, 1));
         gssize got;
 
@@ -143,11 +144,11 @@ static void load_thread(GTask *task, gpointer source_object, gpointer task_data,
         }
         if (r->mime != NULL &&
             (strcmp(r->mime, "image/png") == 0 || strcmp(r->mime, "image/jpeg") == 0) &&
-            e->size <= IMAGE_MAX_BYTES && !g_cancellable_is_cancelled(cancellable)) {
-            guint8 *whole = g_malloc(MAX(e->size, 1));
+            size <= IMAGE_MAX_BYTES && !g_cancellable_is_cancelled(cancellable)) {
+            guint8 *whole = g_malloc(MAX(size, 1));
             guint64 lost = 0;
             g_clear_error(&error);
-            got = rescue_image_read_entry(img, rq->entry, 0, whole, (gsize)e->size, &lost, &error);
+            got = rescue_image_read_entry(img, rq->entry, 0, whole, (gsize)size, &lost, &error);
             if (got > 0) {
                 g_autoptr(GBytes) bytes = g_bytes_new_take(whole, (gsize)got);
                 r->texture = gdk_texture_new_from_bytes(bytes, NULL);
@@ -421,7 +422,7 @@ void rescue_details_pane_show_entry(RescueDetailsPane *self, RescueData *data, g
     gtk_label_set_text(self->title_label, e->name[0] ? e->name : _("(no name)"));
     gtk_label_set_text(self->subtitle_label, e->path);
 
-    add_property(self, _("State"), rescue_format_state(e->state));
+    add_property(self, _("State"), rescue_format_entry_state(e));
     add_property(self, _("Type"), rescue_format_type(e->type));
     if (is_file) {
         g_autofree char *human = g_format_size_full(e->size, G_FORMAT_SIZE_LONG_FORMAT);
@@ -435,8 +436,27 @@ void rescue_details_pane_show_entry(RescueDetailsPane *self, RescueData *data, g
     g_free(text);
     text = attributes_text(e->attr);
     add_property(self, _("Attributes"), text);
-    add_property_u64(self, _("Entry block"), e->block);
-    add_property_u64(self, _("Write counter"), e->wrcnt);
+    if (e->lost_only) {
+        add_property_u64(self, _("Top extender"), e->block);
+    } else {
+        add_property_u64(self, _("Entry block"), e->block);
+        add_property_u64(self, _("Write counter"), e->wrcnt);
+    }
+    if (e->lost_top != 0) {
+        g_autofree char *human = g_format_size_full(e->lost_size, G_FORMAT_SIZE_LONG_FORMAT);
+        g_autofree char *lost =
+            e->lost_only
+                /* TRANSLATORS: %s is a size; the data of a file written just before an
+                 * unplug, whose entry is not known */
+                ? g_strdup_printf(_("%s that no entry links; the size is read off the data"),
+                                  human)
+                /* TRANSLATORS: %s is a size, %llu a block number; the entry's data
+                 * pointer and size never reached the disk */
+                : g_strdup_printf(_("%s in the extender tree at block %llu, which the entry "
+                                    "never linked; the size is read off the data"),
+                                  human, (unsigned long long)e->lost_top);
+        add_property(self, _("Data found"), lost);
+    }
     if (is_file) {
         g_free(text);
         /* TRANSLATORS: data blocks of a file: needed by its size, found, still intact */

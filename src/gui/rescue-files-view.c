@@ -177,7 +177,7 @@ static char *text_modified(const RescueEntryInfo *e)
 
 static char *text_state(const RescueEntryInfo *e)
 {
-    return g_strdup(rescue_format_state(e->state));
+    return g_strdup(rescue_format_entry_state(e));
 }
 
 static char *text_recoverable(const RescueEntryInfo *e)

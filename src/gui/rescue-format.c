@@ -28,6 +28,14 @@ const char *rescue_format_state(guint8 state)
     }
 }
 
+const char *rescue_format_entry_state(const RescueEntryInfo *e)
+{
+    g_return_val_if_fail(e != NULL, NULL);
+
+    /* TRANSLATORS: the state of a file made of an extender tree no entry links */
+    return e->lost_only ? _("Lost data") : rescue_format_state(e->state);
+}
+
 const char *rescue_format_severity(guint8 severity)
 {
     switch (severity) {

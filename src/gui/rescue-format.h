@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 
 /* Static, translated: "Live", "Deleted", "Orphaned". */
 const char *rescue_format_state(guint8 state);
+/* An entry's state; "Lost data" for a lost tree of no known file. */
+const char *rescue_format_entry_state(const RescueEntryInfo *e);
 /* Static, translated: "Info", "Warning", "Error", "Critical". */
 const char *rescue_format_severity(guint8 severity);
 /* Static: the symbolic icon of a severity. */

@@ -154,12 +154,14 @@ gssize rescue_image_read_entry(RescueImage *img, guint32 id, guint64 off, void *
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No entry %u in this scan"), id);
         return -1;
     }
-    if (off >= e->size)
+    guint64 size = rescue_entry_content_size(e);
+    if (off >= size)
         return 0;
-    len = (gsize)MIN((guint64)len, e->size - off);
+    len = (gsize)MIN((guint64)len, size - off);
     len = MIN(len, (gsize)G_MAXSSIZE);
 
-    if (e->state == SCAN_ENTRY_LIVE && img->same_geometry) {
+    /* A lost tree's data is no entry's on the disk: only its map reads it. */
+    if (e->state == SCAN_ENTRY_LIVE && e->lost_top == 0 && img->same_geometry) {
         struct lanyfs_error err = {0};
         struct lanyfs_entry le;
         size_t got = 0;

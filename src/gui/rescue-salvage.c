@@ -97,18 +97,19 @@ static char *raw_path(RescueData *data, guint32 id)
 /*
  * What the engine is asked for: the live entries selected as paths, the
  * deleted and orphaned ones as entries of the rescan, found by their own
- * block and state (the scan shown may come from a database); with nothing
- * selected, everything.  Returns the paths; *entries gets the ids.
+ * block and state (the scan shown may come from a database), the lost
+ * trees by their top extender; with nothing selected, everything.  Returns
+ * the paths; *entries gets the ids, *lost_tops the tops.
  */
 static GPtrArray *selection(RescueData *data, const struct scan_result *scan, const guint32 *ids,
-                            guint n, unsigned *flags, GArray *entries)
+                            guint n, unsigned *flags, GArray *entries, GArray *lost_tops)
 {
     GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
     guint32 root = rescue_data_get_root(data);
     g_autoptr(GHashTable) by_block = NULL;
 
     if (n == 0) {
-        *flags = SALVAGE_DELETED | SALVAGE_ORPHANS;
+        *flags = SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_LOST;
         return paths;
     }
     *flags = 0;
@@ -116,6 +117,10 @@ static GPtrArray *selection(RescueData *data, const struct scan_result *scan, co
         const RescueEntryInfo *e = rescue_data_get_entry(data, ids[i]);
         if (e == NULL)
             continue;
+        if (e->lost_only) {
+            g_array_append_val(lost_tops, e->lost_top);
+            continue;
+        }
         if (e->state == SCAN_ENTRY_LIVE) {
             g_ptr_array_add(paths, ids[i] == root ? g_strdup("/") : raw_path(data, ids[i]));
             continue;
@@ -241,6 +246,7 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     gulong cancel_id = 0;
     unsigned flags = 0;
     g_autoptr(GArray) entries = NULL;
+    g_autoptr(GArray) lost_tops = NULL;
     int outfd = -1;
     enum lanyfs_err rc;
 
@@ -285,8 +291,9 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
         goto out_report;
 
     entries = g_array_new(FALSE, FALSE, sizeof(guint32));
-    paths = selection(data, scan, ids, n, &flags, entries);
-    if (n > 0 && paths->len == 0 && entries->len == 0) {
+    lost_tops = g_array_new(FALSE, FALSE, sizeof(guint64));
+    paths = selection(data, scan, ids, n, &flags, entries, lost_tops);
+    if (n > 0 && paths->len == 0 && entries->len == 0 && lost_tops->len == 0) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
                     _("The selected entries are no longer in “%s”: scan it again."), shown);
         goto out_report;
@@ -296,6 +303,8 @@ RescueSalvageReport *rescue_salvage_run(RescueData *data, const guint32 *ids, gu
     opts.npaths = paths->len;
     opts.entries = (const uint32_t *)(void *)entries->data;
     opts.nentries = entries->len;
+    opts.lost_tops = (const uint64_t *)(void *)lost_tops->data;
+    opts.nlost_tops = lost_tops->len;
     opts.progress = on_salvage_progress;
     opts.progress_ctx = &run;
     opts.on_item = on_item;

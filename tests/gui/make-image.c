@@ -1,7 +1,7 @@
 /*
  * make-image.c -- LanyFS images for the GUI's tests, made with the core's own writer.
  *
- *     make-image [--files N] [--blocks B] [--blockbits K] IMAGE
+ *     make-image [--files N] [--blocks B] [--blockbits K] [--unplugged] IMAGE
  *
  * Formats IMAGE (B blocks of 2^K bytes; by default as many as the files
  * need) and writes, in one mount of the correct writer:
@@ -15,7 +15,12 @@
  *  - /old: files that are then deleted (their entry blocks stay intact in
  *    the free list, the scanner's deleted entries);
  *  - /lost: a directory holding three files, whose tree is then cut from
- *    it by hand after the unmount (its files become orphans).
+ *    it by hand after the unmount (its files become orphans);
+ *  - with --unplugged, /unplugged: two writes an unplug cut short, their
+ *    entries' data pointers and sizes set back to 0 after the unmount:
+ *    report.txt, just created (its tree follows its entry: the scanner's
+ *    UNLINKED_FILE_DATA), and draft.txt, written twice (its second tree
+ *    lies away from its entry: LOST_DATA_TREE).
  * The result is deterministic (SOURCE_DATE_EPOCH-style fixed time).
  */
 #include <cairo.h>
@@ -159,6 +164,58 @@ static int write_tree(struct lanyfs_writer *w, unsigned long files, uint32_t blo
     return rc;
 }
 
+/* The texts of /unplugged (test-models-real.c knows them too). */
+static const char report_text[] = "the report, written just before the unplug\n";
+static const char draft_text[] = "the second draft, which never reached its entry\n";
+
+static int write_unplugged(struct lanyfs_writer *w)
+{
+    int rc = mkdir_(w, "/unplugged");
+    rc |= put(w, "/unplugged/report.txt", report_text, sizeof(report_text) - 1);
+    rc |= put(w, "/unplugged/draft.txt", "the first draft\n", 16);
+    rc |= put(w, "/unplugged/draft.txt", draft_text, sizeof(draft_text) - 1);
+    return rc;
+}
+
+/* Set path's data pointer and size back to 0 (and its counter, with fresh). */
+static int unlink_data(struct lanyfs_fs *fs, const char *path, int fresh)
+{
+    struct lanyfs_error err = {0};
+    struct lanyfs_entry e;
+    uint64_t blk = 0;
+    uint8_t *buf = malloc(lanyfs_fs_geom(fs)->blocksize);
+    int rc = 0;
+
+    if (buf == NULL || lanyfs_path_resolve(fs, path, &blk, &e, &err) != LANYFS_OK ||
+        lanyfs_fs_read_block(fs, blk, buf, &err) != LANYFS_OK) {
+        rc = fail(path, &err);
+    } else {
+        e.subtree = 0;
+        e.size = 0;
+        if (fresh)
+            e.wrcnt = 0;
+        lanyfs_entry_encode(&e, buf);
+        if (lanyfs_fs_write_block(fs, blk, buf, &err) != LANYFS_OK)
+            rc = fail(path, &err);
+    }
+    free(buf);
+    return rc;
+}
+
+static int cut_unplugged(const char *image)
+{
+    struct lanyfs_error err = {0};
+    struct lanyfs_fs *fs = NULL;
+    int rc;
+
+    if (lanyfs_fs_open(image, LANYFS_OPEN_RDWR, &fs, &err) != LANYFS_OK)
+        return fail(image, &err);
+    rc = unlink_data(fs, "/unplugged/report.txt", 1);
+    rc |= unlink_data(fs, "/unplugged/draft.txt", 0);
+    lanyfs_fs_close(fs);
+    return rc;
+}
+
 static int delete_old(struct lanyfs_writer *w)
 {
     struct lanyfs_error err = {0};
@@ -208,6 +265,7 @@ int main(int argc, char **argv)
     unsigned long files = 0;
     unsigned long long blocks = 0;
     unsigned blockbits = 9;
+    int unplugged = 0;
     const char *image = NULL;
     struct lanyfs_error err = {0};
     struct lanyfs_image *img = NULL;
@@ -225,15 +283,17 @@ int main(int argc, char **argv)
             blocks = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--blockbits") == 0 && i + 1 < argc)
             blockbits = (unsigned)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--unplugged") == 0)
+            unplugged = 1;
         else if (argv[i][0] != '-' && image == NULL)
             image = argv[i];
         else {
-            fprintf(stderr, "usage: make-image [--files N] [--blocks B] [--blockbits K] IMAGE\n");
+            fprintf(stderr, "usage: make-image [--files N] [--blocks B] [--blockbits K] [--unplugged] IMAGE\n");
             return 2;
         }
     }
     if (image == NULL || blockbits < 9 || blockbits > 12) {
-        fprintf(stderr, "usage: make-image [--files N] [--blocks B] [--blockbits K] IMAGE\n");
+        fprintf(stderr, "usage: make-image [--files N] [--blocks B] [--blockbits K] [--unplugged] IMAGE\n");
         return 2;
     }
     if (blocks == 0)
@@ -267,10 +327,14 @@ int main(int argc, char **argv)
     rc = write_tree(w, files, 1u << blockbits);
     if (rc == 0)
         rc = delete_old(w);
+    if (rc == 0 && unplugged)
+        rc = write_unplugged(w);
     if (lanyfs_writer_unmount(w, &err) != LANYFS_OK)
         rc = fail("unmount", &err);
     lanyfs_fs_close(fs);
     if (rc == 0)
         rc = orphan_lost(image);
+    if (rc == 0 && unplugged)
+        rc = cut_unplugged(image);
     return rc;
 }

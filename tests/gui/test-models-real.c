@@ -21,6 +21,7 @@
 #include "rescue-data.h"
 #include "rescue-entry.h"
 #include "rescue-files-model.h"
+#include "rescue-format.h"
 #include "rescue-image.h"
 #include "rescue-magic.h"
 #include "rescue-salvage.h"
@@ -385,6 +386,108 @@ static void test_salvage(void)
  * with that geometry (lanyfs-rescue --geometry 4096:3), it is, and salvage
  * reads it the same way: the copy is exact.
  */
+/* The texts make-image --unplugged writes. */
+static const char report_text[] = "the report, written just before the unplug\n";
+static const char draft_text[] = "the second draft, which never reached its entry\n";
+
+/* Reads entry id's whole content through RescueImage (g_free). */
+static char *read_entry_text(RescueData *d, guint32 id)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RescueImage) img = rescue_image_open(d, &error);
+    char buf[4096];
+    gssize got;
+
+    g_assert_no_error(error);
+    got = rescue_image_read_entry(img, id, 0, buf, sizeof(buf) - 1, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpint(got, >=, 0);
+    return g_strndup(buf, (gsize)got);
+}
+
+/*
+ * Two writes an unplug cut short: report.txt's entry reads its content
+ * from the tree that holds it; draft.txt's second tree, whose file nothing
+ * tells, is an entry of its own ("#TOP", lost data) that reads and
+ * salvages alone, to lost/.
+ */
+static void test_lost_data(void)
+{
+    const char *p = g_getenv("RESCUE_TEST_UNPLUGGED");
+    ScanRun run = {0};
+    g_autoptr(RescueData) d = NULL;
+    g_autofree char *dest = g_dir_make_tmp("rescue-lost-XXXXXX", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RescueSalvageReport) report = NULL;
+    g_autofree char *text = NULL;
+    g_autofree char *copy = NULL;
+    g_autofree char *name = NULL;
+    g_autofree char *lostdir = NULL;
+    const RescueEntryInfo *e;
+    guint32 id, lost = 0, nlost = 0;
+
+    g_assert_nonnull(p);
+    d = scan(p, NULL, &run);
+    g_assert_no_error(run.error);
+    g_assert_nonnull(d);
+
+    id = find_path(d, "/unplugged/report.txt", SCAN_ENTRY_LIVE);
+    g_assert_cmpuint(id, !=, 0);
+    e = rescue_data_get_entry(d, id);
+    g_assert_cmpuint(e->size, ==, 0);
+    g_assert_cmpuint(e->lost_top, !=, 0);
+    g_assert_false(e->lost_only);
+    g_assert_cmpuint(rescue_entry_content_size(e), ==, strlen(report_text));
+    text = read_entry_text(d, id);
+    g_assert_cmpstr(text, ==, report_text);
+    g_clear_pointer(&text, g_free);
+
+    for (guint32 i = 1; i <= rescue_data_get_n_entries(d); i++)
+        if (rescue_data_get_entry(d, i)->lost_only) {
+            lost = i;
+            nlost++;
+        }
+    g_assert_cmpuint(nlost, ==, 1);
+    e = rescue_data_get_entry(d, lost);
+    name = g_strdup_printf("#%" G_GUINT64_FORMAT, e->lost_top);
+    g_assert_cmpstr(e->name, ==, name);
+    g_assert_cmpuint(e->block, ==, e->lost_top);
+    g_assert_cmpuint(e->state, ==, SCAN_ENTRY_ORPHAN);
+    g_assert_cmpuint(e->parent, ==, 0);
+    g_assert_cmpuint(e->size, ==, strlen(draft_text));
+    g_assert_cmpstr(rescue_format_entry_state(e), ==, "Lost data");
+    text = read_entry_text(d, lost);
+    g_assert_cmpstr(text, ==, draft_text);
+    g_clear_pointer(&text, g_free);
+    /* At the top level, where orphans are. */
+    {
+        guint32 n = 0;
+        const guint32 *top = rescue_data_get_top_level(d, &n);
+        gboolean seen = FALSE;
+        for (guint32 i = 0; i < n; i++)
+            seen |= top[i] == lost;
+        g_assert_true(seen);
+    }
+
+    /* Selected alone: only it, to lost/, named after its top extender. */
+    report = rescue_salvage_run(d, &lost, 1, dest, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_nonnull(report);
+    g_assert_cmpuint(rescue_salvage_report_files(report), ==, 1);
+    g_assert_cmpuint(report->partial, ==, 1);
+    lostdir = g_build_filename(report->folder, "lost", NULL);
+    g_clear_pointer(&name, g_free);
+    name = g_strdup_printf("%08" G_GUINT64_FORMAT ".txt", e->lost_top);
+    g_assert_true(find_file(lostdir, name, &copy));
+    text = read_text(copy);
+    g_assert_cmpstr(text, ==, draft_text);
+    {
+        g_autofree char *files = g_build_filename(report->folder, "files", NULL);
+        g_assert_false(g_file_test(files, G_FILE_TEST_EXISTS));
+    }
+    remove_tree(dest);
+}
+
 static void test_given_geometry(void)
 {
     const char *p = g_getenv("RESCUE_TEST_EARLIER");
@@ -638,6 +741,7 @@ int main(int argc, char **argv)
     g_test_add_func("/real/scan-errors", test_scan_errors);
     g_test_add_func("/real/image-reads", test_image_reads);
     g_test_add_func("/real/salvage", test_salvage);
+    g_test_add_func("/real/lost-data", test_lost_data);
     g_test_add_func("/real/store-equivalence", test_store_equivalence);
     g_test_add_func("/real/given-geometry", test_given_geometry);
     g_test_add_func("/real/wear-export", test_wear_export);
