@@ -8,7 +8,8 @@
  * directories, deleted, orphaned), the blocks by class, the free count
  * against the superblock's, the findings by severity and then each finding
  * with its severity, its code as 0xPPNNNN, its name and its message.
- * --json gives the same as one document (docs/json.md); --quiet prints only
+ * --json gives the same as one document (docs/json.md), with the lost trees
+ * (scan_lost_trees) and their data maps besides; --quiet prints only
  * the findings of warning severity and above.  With --db the whole result
  * also goes into an SQLite database (docs/scan-db.md), one transaction per
  * scan, with the image's SHA-256, which a second thread computes while the
@@ -255,6 +256,44 @@ static void json_disk_str(JsonBuilder *b, const char *key, const char *s)
     g_free(esc);
 }
 
+/* One extent of a data map: [file_block, block, count]. */
+static int json_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    JsonBuilder *b = ctx;
+    json_builder_begin_array(b);
+    out_json_u64_value(b, file_block);
+    out_json_u64_value(b, block);
+    out_json_u64_value(b, count);
+    json_builder_end_array(b);
+    return 0;
+}
+
+/* The lost trees, their data maps as extents the way the database stores them. */
+static void json_lost_trees(JsonBuilder *b, const struct scan_result *res)
+{
+    const struct scan_lost_tree *t;
+    size_t n = scan_lost_trees(res, &t);
+    json_builder_set_member_name(b, "lost_trees");
+    json_builder_begin_array(b);
+    for (size_t i = 0; i < n; i++) {
+        json_builder_begin_object(b);
+        out_json_u64(b, "top", t[i].top);
+        if (t[i].entry != 0)
+            out_json_int(b, "entry", t[i].entry);
+        else
+            json_null(b, "entry");
+        out_json_u64(b, "size", t[i].size);
+        out_json_u64(b, "blocks_mapped", t[i].mapped);
+        out_json_u64(b, "extenders", t[i].nexts);
+        json_builder_set_member_name(b, "blocks");
+        json_builder_begin_array(b);
+        store_extents_of(t[i].data, t[i].ndata, json_extent, b);
+        json_builder_end_array(b);
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+}
+
 static bool print_json(JsonBuilder *b, const struct scan_result *res,
                        const struct scan_summary *sum, const char *db, int64_t scan_id,
                        const char *sha256)
@@ -356,6 +395,7 @@ static bool print_json(JsonBuilder *b, const struct scan_result *res,
         g_free(msg);
     }
     json_builder_end_array(b);
+    json_lost_trees(b, res);
     return true;
 }
 

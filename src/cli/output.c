@@ -427,6 +427,11 @@ int out_json_end(JsonBuilder *b, struct out_report *r)
 void out_json_u64(JsonBuilder *b, const char *key, uint64_t v)
 {
     json_builder_set_member_name(b, key);
+    out_json_u64_value(b, v);
+}
+
+void out_json_u64_value(JsonBuilder *b, uint64_t v)
+{
     if (v <= (uint64_t)INT64_MAX) {
         json_builder_add_int_value(b, (gint64)v);
     } else {

@@ -140,6 +140,8 @@ JsonBuilder *out_json_begin(const char *command, const char *image);
 int out_json_end(JsonBuilder *b, struct out_report *r);
 
 void out_json_u64(JsonBuilder *b, const char *key, uint64_t v);
+/* The same value without a key, as an element of an array. */
+void out_json_u64_value(JsonBuilder *b, uint64_t v);
 void out_json_int(JsonBuilder *b, const char *key, int64_t v);
 void out_json_bool(JsonBuilder *b, const char *key, bool v);
 /* A string that is already escaped (valid UTF-8), or null when s is NULL. */

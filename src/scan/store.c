@@ -76,9 +76,29 @@ static const struct {
     "CREATE VIEW counters AS\n"                                                             \
     "    SELECT scan, first AS block, class, wrcnt FROM block_runs WHERE wrcnt IS NOT NULL;\n"
 
+/* The lost trees and their data maps (version 3; the upgrade from 2 creates them). */
+#define SQL_LOST_TREES                          \
+    "CREATE TABLE lost_trees (\n"               \
+    "    scan INTEGER NOT NULL,\n"              \
+    "    top INTEGER NOT NULL,\n"               \
+    "    entry INTEGER,\n"                      \
+    "    size INTEGER NOT NULL,\n"              \
+    "    blocks_mapped INTEGER NOT NULL,\n"     \
+    "    extenders INTEGER NOT NULL,\n"         \
+    "    PRIMARY KEY (scan, top)\n"             \
+    ") WITHOUT ROWID;\n"                        \
+    "CREATE TABLE lost_tree_blocks (\n"         \
+    "    scan INTEGER NOT NULL,\n"              \
+    "    top INTEGER NOT NULL,\n"               \
+    "    file_block INTEGER NOT NULL,\n"        \
+    "    block INTEGER NOT NULL,\n"             \
+    "    count INTEGER NOT NULL,\n"             \
+    "    PRIMARY KEY (scan, top, file_block)\n" \
+    ") WITHOUT ROWID;\n"
+
 /*
- * Version 2.  Changing anything here means a new STORE_SCHEMA_VERSION, an
- * upgrade step in check_schema() and a new section in docs/scan-db.md.
+ * Version 3.  Changing anything here means a new STORE_SCHEMA_VERSION, an
+ * upgrade step in upgrade_steps[] and a new section in docs/scan-db.md.
  */
 static const char schema_sql[] =
     "CREATE TABLE catalogue (\n"
@@ -190,7 +210,8 @@ static const char schema_sql[] =
     ") WITHOUT ROWID;\n"
     IDX_ENTRY_BLOCKS_BLOCK
     SQL_BLOCK_RUNS("block_runs")
-    SQL_COUNTERS_VIEW;
+    SQL_COUNTERS_VIEW
+    SQL_LOST_TREES;
 
 /*
  * Version 1 to 2: the write counters move from a table of their own into
@@ -217,6 +238,24 @@ static const char upgrade_v1_sql[] =
     SQL_COUNTERS_VIEW
     "PRAGMA user_version = 2;\n";
 
+/*
+ * Version 2 to 3: the lost trees and their data maps get tables of their
+ * own.  The scans of an older version were written without them and keep
+ * no rows there: a reader finds no lost trees for them.
+ */
+static const char upgrade_v2_sql[] =
+    SQL_LOST_TREES
+    "PRAGMA user_version = 3;\n";
+
+/* The upgrade steps, oldest first: a file of version v runs every step from v on. */
+static const struct {
+    int64_t from;    /* the version the step upgrades */
+    const char *sql; /* ending with PRAGMA user_version = from + 1 */
+} upgrade_steps[] = {
+    {1, upgrade_v1_sql},
+    {2, upgrade_v2_sql},
+};
+
 /* The page cache while a scan is written into a file in WAL mode, and
  * otherwise (SQLite's default). */
 #define STORE_WRITE_CACHE "-262144" /* KiB: 256 MiB at most */
@@ -224,7 +263,7 @@ static const char upgrade_v1_sql[] =
 
 /* The tables that hold rows of one scan, in the order a delete clears them. */
 static const char *const scan_tables[] = {
-    "findings", "entries", "entry_blocks", "block_runs",
+    "findings", "entries", "entry_blocks", "block_runs", "lost_trees", "lost_tree_blocks",
 };
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -666,21 +705,25 @@ static enum lanyfs_err create_schema(const struct store_db *db, struct lanyfs_er
 }
 
 /*
- * Judge the schema version and application id.  *empty tells that the file
- * holds nothing; with create, such a file is given the schema.
+ * Bring a file of an older schema version to this one, step by step, inside
+ * the caller's transaction.
  */
 static enum lanyfs_err upgrade_schema(const struct store_db *db, int64_t version,
                                       struct lanyfs_error *err)
 {
-    char *msg = NULL;
-    int src = version == 1 ? sqlite3_exec(db->h, upgrade_v1_sql, NULL, NULL, &msg) : SQLITE_OK;
-    if (src != SQLITE_OK) {
-        enum lanyfs_err rc = lanyfs_fail(err, code_for(src), LANYFS_NO_BLOCK,
-                                         "%s: upgrading schema version %" PRId64 ": %s",
-                                         db->path, version,
-                                         msg != NULL ? msg : sqlite3_errstr(src));
-        sqlite3_free(msg);
-        return rc;
+    for (size_t i = 0; i < sizeof(upgrade_steps) / sizeof(upgrade_steps[0]); i++) {
+        if (upgrade_steps[i].from < version)
+            continue;
+        char *msg = NULL;
+        int src = sqlite3_exec(db->h, upgrade_steps[i].sql, NULL, NULL, &msg);
+        if (src != SQLITE_OK) {
+            enum lanyfs_err rc = lanyfs_fail(err, code_for(src), LANYFS_NO_BLOCK,
+                                             "%s: upgrading schema version %" PRId64 ": %s",
+                                             db->path, upgrade_steps[i].from,
+                                             msg != NULL ? msg : sqlite3_errstr(src));
+            sqlite3_free(msg);
+            return rc;
+        }
     }
     return LANYFS_OK;
 }
@@ -888,6 +931,8 @@ enum {
     W_ENTRY,
     W_ENTRY_BLOCK,
     W_RUN,
+    W_LOST_TREE,
+    W_LOST_BLOCK,
     W_COUNT
 };
 
@@ -922,6 +967,10 @@ static const struct {
                        "scan, entry, file_block, block, count", 5, BATCH_ROWS},
     [W_RUN] = {"INSERT INTO block_runs", "block_runs",
                "scan, first, count, class, owner, flags, wrcnt", 7, BATCH_ROWS},
+    [W_LOST_TREE] = {"INSERT INTO lost_trees", "lost_trees",
+                     "scan, top, entry, size, blocks_mapped, extenders", 6, BATCH_ROWS},
+    [W_LOST_BLOCK] = {"INSERT INTO lost_tree_blocks", "lost_tree_blocks",
+                      "scan, top, file_block, block, count", 5, BATCH_ROWS},
 };
 
 /* A batched INSERT of one table. */
@@ -1129,6 +1178,50 @@ static enum lanyfs_err put_findings(struct writer *w, const struct scan_finding 
     return rc;
 }
 
+int store_extents_of(const uint64_t *data, uint64_t n, store_entry_block_cb cb, void *ctx)
+{
+    for (uint64_t k = 0; k < n;) {
+        if (data[k] == 0) {
+            k++;
+            continue;
+        }
+        uint64_t len = 1;
+        while (k + len < n && len < STORE_EXTENT_MAX && data[k + len] != 0 &&
+               data[k + len] == data[k] + len)
+            len++;
+        int stop = cb(ctx, k, data[k], len);
+        if (stop != 0)
+            return stop;
+        k += len;
+    }
+    return 0;
+}
+
+/* Where store_extents_of hands the extents of one data map: rows of table t. */
+struct extent_sink {
+    struct writer *w;
+    int table;            /* W_ENTRY_BLOCK or W_LOST_BLOCK */
+    struct val owner;     /* the entry's id or the tree's top */
+    enum lanyfs_err rc;   /* how the last row went */
+};
+
+static int put_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    struct extent_sink *x = ctx;
+    x->rc = ROW(x->w, x->table, VI(x->w->scan), x->owner, VU(file_block), VU(block), VU(count));
+    progress(x->w, count);
+    return x->rc != LANYFS_OK;
+}
+
+/* A data map as extents, rows of table t under owner. */
+static enum lanyfs_err put_extents(struct writer *w, int t, struct val owner,
+                                   const uint64_t *data, uint64_t n)
+{
+    struct extent_sink x = {.w = w, .table = t, .owner = owner, .rc = LANYFS_OK};
+    store_extents_of(data, n, put_extent, &x);
+    return x.rc;
+}
+
 static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *ents, size_t n)
 {
     enum lanyfs_err rc = LANYFS_OK;
@@ -1153,21 +1246,22 @@ static enum lanyfs_err put_entries(struct writer *w, const struct scan_entry *en
                  VI(e->wrcnt), VU(se->blocks_needed), VU(se->blocks_mapped),
                  VU(se->blocks_intact));
         progress(w, 1);
-        /* Extents: consecutive file blocks in consecutive disk blocks, holes left out. */
-        for (uint64_t k = 0; k < se->ndata && rc == LANYFS_OK;) {
-            if (se->data[k] == 0) {
-                k++;
-                continue;
-            }
-            uint64_t len = 1;
-            while (k + len < se->ndata && len < STORE_EXTENT_MAX && se->data[k + len] != 0 &&
-                   se->data[k + len] == se->data[k] + len)
-                len++;
-            rc = ROW(w, W_ENTRY_BLOCK, VI(w->scan), VI(se->id), VU(k), VU(se->data[k]),
-                     VU(len));
-            progress(w, len);
-            k += len;
-        }
+        if (rc == LANYFS_OK)
+            rc = put_extents(w, W_ENTRY_BLOCK, VI(se->id), se->data, se->ndata);
+    }
+    return rc;
+}
+
+/* The lost trees, each with its data map as extents like an entry's. */
+static enum lanyfs_err put_lost_trees(struct writer *w, const struct scan_lost_tree *t, size_t n)
+{
+    enum lanyfs_err rc = LANYFS_OK;
+    for (size_t i = 0; i < n && rc == LANYFS_OK; i++) {
+        rc = ROW(w, W_LOST_TREE, VI(w->scan), VU(t[i].top), VID(t[i].entry), VU(t[i].size),
+                 VU(t[i].mapped), VU(t[i].nexts));
+        progress(w, 1);
+        if (rc == LANYFS_OK)
+            rc = put_extents(w, W_LOST_BLOCK, VU(t[i].top), t[i].data, t[i].ndata);
     }
     return rc;
 }
@@ -1219,14 +1313,19 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
 
     const struct scan_finding *findings;
     const struct scan_entry *ents;
+    const struct scan_lost_tree *lost;
     size_t nfind = scan_findings(r, &findings);
     size_t nent = scan_entries(r, &ents);
+    size_t nlost = scan_lost_trees(r, &lost);
     const struct scan_block *map = scan_blocks(r);
     uint64_t nmap = map != NULL ? scan_block_count(r) : 0;
-    w.total = nfind + nent + nmap;
+    w.total = nfind + nent + nlost + nmap;
     for (size_t i = 0; i < nent; i++)
         for (uint64_t k = 0; k < ents[i].ndata; k++)
             w.total += ents[i].data[k] != 0;
+    for (size_t i = 0; i < nlost; i++)
+        for (uint64_t k = 0; k < lost[i].ndata; k++)
+            w.total += lost[i].data[k] != 0;
 
     rc = exec_sql(db, "BEGIN IMMEDIATE", err);
     if (rc != LANYFS_OK)
@@ -1263,6 +1362,8 @@ enum lanyfs_err store_add_scan(struct store_db *db, const struct scan_result *r,
         rc = put_findings(&w, findings, nfind);
     if (rc == LANYFS_OK)
         rc = put_entries(&w, ents, nent);
+    if (rc == LANYFS_OK)
+        rc = put_lost_trees(&w, lost, nlost);
     if (rc == LANYFS_OK)
         rc = put_map(&w, map, nmap);
     for (int i = 0; i < W_COUNT && rc == LANYFS_OK; i++)
@@ -1626,6 +1727,7 @@ union user_cb {
     store_finding_cb finding;
     store_block_run_cb run;
     store_counter_cb counter;
+    store_lost_tree_cb lost_tree;
 };
 
 /* Row context of the queries that hand rows to the caller. */
@@ -1637,6 +1739,9 @@ struct user_ctx {
     const char *prefix;     /* store_entries: the path prefix */
     size_t prefix_len;      /* its length */
     uint64_t from;          /* store_block_runs: runs ending before it are skipped */
+    int64_t scan;           /* extents, lost trees: the scan, for errors */
+    const char *owner;      /* extents: "entry 7", "lost tree 301", for errors */
+    uint64_t next;          /* extents: the first file block the next may start at */
 };
 
 static int entry_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
@@ -1697,23 +1802,57 @@ enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *
     return query_run(db, c.name, sql, vals, state == STORE_ANY_STATE ? 2 : 3, entry_row, &c, err);
 }
 
-static int entry_block_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc,
-                           struct lanyfs_error *err)
+/* A macro's value as a string literal, for messages. */
+#define STORE_STR_(x) #x
+#define STORE_STR(x) STORE_STR_(x)
+
+/*
+ * A row (file_block, block, count) of entry_blocks or lost_tree_blocks.  The
+ * file is as hostile as the disk it describes: a count outside
+ * 1..STORE_EXTENT_MAX, an extent at block 0 (the superblock: 0 is a hole),
+ * one running past 2^64 on the disk or in the file, or one overlapping the
+ * extent before would have a caller read or write blocks the scan never
+ * gave, so the query ends there.
+ */
+static int extent_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
 {
-    (void)rc;
-    (void)err;
     struct user_ctx *c = ctx;
-    return c->cb.entry_block(c->ctx, col_u64(st, 0), col_u64(st, 1), col_u64(st, 2));
+    uint64_t file_block = col_u64(st, 0), block = col_u64(st, 1), count = col_u64(st, 2);
+    const char *why = NULL;
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+        why = "a value that is not an integer";
+    else if (count == 0 || count > STORE_EXTENT_MAX)
+        why = "a count outside 1.." STORE_STR(STORE_EXTENT_MAX);
+    else if (block == 0)
+        why = "block 0, which holds the superblock";
+    else if (block > UINT64_MAX - count || file_block > UINT64_MAX - count)
+        why = "an end past 2^64";
+    else if (file_block < c->next)
+        why = "an overlap with the extent before it";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ", %s: the extent at file block %" PRIu64
+                          " (block %" PRIu64 ", count %" PRIu64 ") has %s",
+                          c->db->path, c->name, c->scan, c->owner, file_block, block, count, why);
+        return 1;
+    }
+    c->next = file_block + count;
+    return c->cb.entry_block(c->ctx, file_block, block, count);
 }
 
 enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_t entry,
                                    store_entry_block_cb cb, void *ctx, struct lanyfs_error *err)
 {
-    struct user_ctx c = {.db = db, .cb.entry_block = cb, .ctx = ctx};
-    return query_run(db, "SELECT FROM entry_blocks",
+    char owner[32];
+    snprintf(owner, sizeof(owner), "entry %" PRIu32, entry);
+    struct user_ctx c = {.db = db, .name = "SELECT FROM entry_blocks", .cb.entry_block = cb,
+                         .ctx = ctx, .scan = scan_id, .owner = owner};
+    return query_run(db, c.name,
                      "SELECT file_block, block, count FROM entry_blocks WHERE scan = ?"
                      " AND entry = ? ORDER BY file_block",
-                     (struct val[]){VI(scan_id), VI(entry)}, 2, entry_block_row, &c, err);
+                     (struct val[]){VI(scan_id), VI(entry)}, 2, extent_row, &c, err);
 }
 
 static int owner_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
@@ -1737,6 +1876,71 @@ enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_
                      " ORDER BY entry, file_block",
                      (struct val[]){VI(scan_id), VU(block), VI(STORE_EXTENT_MAX)}, 3, owner_row, &c,
                      err);
+}
+
+/*
+ * A row of lost_trees.  Its top must be a block other than the superblock
+ * and its entry (NULL: not known) one an entry id can be, 1..UINT32_MAX:
+ * cut to 32 bits, a hostile value would name another file.
+ */
+static int lost_tree_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc,
+                         struct lanyfs_error *err)
+{
+    struct user_ctx *c = ctx;
+    struct store_lost_tree t = {
+        .top = col_u64(st, 0),
+        .size = col_u64(st, 2),
+        .blocks_mapped = col_u64(st, 3),
+        .extenders = col_u64(st, 4),
+    };
+    int64_t entry = sqlite3_column_int64(st, 1);
+    bool has_entry = sqlite3_column_type(st, 1) != SQLITE_NULL;
+    bool integers = true;
+    for (int i = 0; i < 5; i++) {
+        bool may_be_null = i == 1; /* entry: NULL when not known */
+        if (sqlite3_column_type(st, i) != SQLITE_INTEGER && !(may_be_null && !has_entry))
+            integers = false;
+    }
+    const char *why = NULL;
+    if (!integers)
+        why = "a value that is not an integer";
+    else if (t.top == 0)
+        why = "top 0, which is the superblock";
+    else if (has_entry && (entry < 1 || entry > UINT32_MAX))
+        why = "an entry outside 1..4294967295";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ", lost tree %" PRIu64 ": the row has %s",
+                          c->db->path, c->name, c->scan, t.top, why);
+        return 1;
+    }
+    t.entry = has_entry ? (uint32_t)entry : 0;
+    return c->cb.lost_tree(c->ctx, &t);
+}
+
+enum lanyfs_err store_lost_trees(struct store_db *db, int64_t scan_id, store_lost_tree_cb cb,
+                                 void *ctx, struct lanyfs_error *err)
+{
+    struct user_ctx c = {.db = db, .name = "SELECT FROM lost_trees", .cb.lost_tree = cb,
+                         .ctx = ctx, .scan = scan_id};
+    return query_run(db, c.name,
+                     "SELECT top, entry, size, blocks_mapped, extenders FROM lost_trees"
+                     " WHERE scan = ? ORDER BY top",
+                     (struct val[]){VI(scan_id)}, 1, lost_tree_row, &c, err);
+}
+
+enum lanyfs_err store_lost_tree_blocks(struct store_db *db, int64_t scan_id, uint64_t top,
+                                       store_entry_block_cb cb, void *ctx,
+                                       struct lanyfs_error *err)
+{
+    char owner[40];
+    snprintf(owner, sizeof(owner), "lost tree %" PRIu64, top);
+    struct user_ctx c = {.db = db, .name = "SELECT FROM lost_tree_blocks",
+                         .cb.entry_block = cb, .ctx = ctx, .scan = scan_id, .owner = owner};
+    return query_run(db, c.name,
+                     "SELECT file_block, block, count FROM lost_tree_blocks WHERE scan = ?"
+                     " AND top = ? ORDER BY file_block",
+                     (struct val[]){VI(scan_id), VU(top)}, 2, extent_row, &c, err);
 }
 
 static int finding_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)

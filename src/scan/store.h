@@ -49,7 +49,7 @@
 #include "lanyfs.h"
 #include "scan.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_APPLICATION_ID 0x594e414c /* "LANY" as the superblock's magic */
 
 struct store_db;
@@ -95,8 +95,9 @@ struct store_scan_meta {
 
 /*
  * Write the whole result r as a new scan: the scans row, findings, entries
- * and their data blocks, the block map as runs, the write counters of every
- * metadata block, and the catalogue rows of problem.h (refreshed).  One
+ * and their data blocks, the lost trees and their data blocks, the block
+ * map as runs, the write counters of every metadata block, and the
+ * catalogue rows of problem.h (refreshed).  One
  * transaction: on failure nothing is written.  *scan_id (may be NULL)
  * receives the new scan's id.
  */
@@ -209,6 +210,9 @@ enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *
  * The data map of one entry as extents, in file order: file blocks
  * file_block .. file_block+count-1 are disk blocks block .. block+count-1.
  * Holes have no extent.  An extent is at most STORE_EXTENT_MAX blocks long.
+ * The extents are checked as they are read: one of count 0 or above
+ * STORE_EXTENT_MAX, at block 0, running past 2^64 or overlapping the one
+ * before ends the query with LANYFS_E_CORRUPT.
  */
 #define STORE_EXTENT_MAX 1024
 typedef int (*store_entry_block_cb)(void *ctx, uint64_t file_block, uint64_t block,
@@ -219,6 +223,40 @@ enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_
 typedef int (*store_block_owner_cb)(void *ctx, uint32_t entry, uint64_t file_block);
 enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_t block,
                                    store_block_owner_cb cb, void *ctx, struct lanyfs_error *err);
+
+/*
+ * The data map as extents, as the store writes it (entry_blocks,
+ * lost_tree_blocks) and `lanyfs scan --json` shows it: cb is called for
+ * each run of consecutive file blocks in consecutive disk blocks, cut at
+ * STORE_EXTENT_MAX blocks, holes (0) left out, in file order.  Returns the
+ * first non-zero value of cb, which stops it, or 0.
+ */
+int store_extents_of(const uint64_t *data, uint64_t n, store_entry_block_cb cb, void *ctx);
+
+/* ---- reading: lost trees --------------------------------------------------- */
+
+/* One row of lost_trees. */
+struct store_lost_tree {
+    uint64_t top;           /* its top extender */
+    uint32_t entry;         /* the file it belongs to, 0 when not known */
+    uint64_t size;          /* bytes its data shows */
+    uint64_t blocks_mapped; /* data blocks it maps */
+    uint64_t extenders;     /* extender blocks in it */
+};
+typedef int (*store_lost_tree_cb)(void *ctx, const struct store_lost_tree *t);
+/*
+ * The lost trees of a scan, by top: orphan extender trees that still map a
+ * file's data (scan.h, struct scan_lost_tree).  A row whose top is 0 or
+ * whose entry lies outside 1..UINT32_MAX ends the query with
+ * LANYFS_E_CORRUPT; size and the counts are given as stored, so a caller
+ * bounds them before it sizes anything by them.
+ */
+enum lanyfs_err store_lost_trees(struct store_db *db, int64_t scan_id, store_lost_tree_cb cb,
+                                 void *ctx, struct lanyfs_error *err);
+/* A lost tree's data map as extents, in file order (as store_entry_blocks). */
+enum lanyfs_err store_lost_tree_blocks(struct store_db *db, int64_t scan_id, uint64_t top,
+                                       store_entry_block_cb cb, void *ctx,
+                                       struct lanyfs_error *err);
 
 /* ---- reading: findings --------------------------------------------------- */
 

@@ -27,6 +27,10 @@
  *                   directory, a slot beyond the device, a shared extender,
  *                   a size far beyond what the tree maps
  *   deep.img        directories nested 130 deep, past the depth `ls -R` follows
+ *   lost.img        writes an unplug cut short: a file whose tree and data
+ *                   landed but not its data pointer and size (a lost tree
+ *                   paired with its entry), and a file with a hole whose
+ *                   entry was wiped (a lost tree no file links)
  *   rootbeyond.img  rootdir beyond the device end
  *   badmagic.img    magic overwritten
  *   badversion.img  major version 2
@@ -422,6 +426,34 @@ static void build_deep(void)
     fx_free(fx);
 }
 
+/* ---- lost.img -------------------------------------------------------------- */
+
+static void build_lost(void)
+{
+    struct fx *fx = fx_new(9, 4, 256);
+    NEED(fx != NULL);
+    uint64_t root = fx_root(fx);
+    pattern_file(fx, root, "a.txt", 100, 50, NULL);
+
+    /* b.bin: its tree (the block after it) landed, its data pointer and size
+     * did not (counter 0, as just created). */
+    uint64_t b = pattern_file(fx, root, "b.bin", 3 * 512, 51, NULL);
+    NEED(fx_get_subtree(fx, b) == b + 1);
+    struct lanyfs_entry e;
+    fx_entry_get(fx, b, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = 0;
+    fx_entry_put(fx, b, &e);
+
+    /* c.bin: five blocks, file block 2 a hole, its entry wiped. */
+    uint64_t c = pattern_file(fx, root, "c.bin", 5 * 512, 52, NULL);
+    punch(fx, c, 2);
+    memset(fx_block(fx, c), 0, 512);
+    save(fx, "lost.img");
+    fx_free(fx);
+}
+
 /* ---- superblock damage ------------------------------------------------------ */
 
 static void build_super_cases(void)
@@ -489,6 +521,7 @@ int main(int argc, char **argv)
     build_cycle();
     build_badfile();
     build_deep();
+    build_lost();
     build_super_cases();
 
     if (argc == 3) {

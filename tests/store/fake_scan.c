@@ -23,6 +23,9 @@ struct scan_result {
     size_t capent;
     struct scan_block *map;        /* one cell per block */
     uint64_t nmap;
+    struct scan_lost_tree *lost;   /* owned, with data and exts */
+    size_t nlost;
+    size_t caplost;
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -148,6 +151,30 @@ void fake_finding(struct scan_result *r, uint32_t code, uint32_t entry, uint64_t
     };
 }
 
+/* A copy of n values (NULL when n is 0). */
+static uint64_t *dup_u64(const uint64_t *v, uint64_t n)
+{
+    if (n == 0)
+        return NULL;
+    uint64_t *d = xrealloc(NULL, (size_t)n * sizeof(*d));
+    return memcpy(d, v, (size_t)n * sizeof(*d));
+}
+
+void fake_lost_tree(struct scan_result *r, uint64_t top, uint32_t entry, uint64_t size,
+                    const uint64_t *data, uint64_t ndata, const uint64_t *exts, uint64_t nexts)
+{
+    if (r->nlost == r->caplost) {
+        r->caplost = r->caplost ? r->caplost * 2 : 4;
+        r->lost = xrealloc(r->lost, r->caplost * sizeof(*r->lost));
+    }
+    struct scan_lost_tree *t = &r->lost[r->nlost++];
+    *t = (struct scan_lost_tree){.top = top, .entry = entry, .size = size,
+                                 .data = dup_u64(data, ndata), .ndata = ndata,
+                                 .exts = dup_u64(exts, nexts), .nexts = nexts};
+    for (uint64_t i = 0; i < ndata; i++)
+        t->mapped += data[i] != 0;
+}
+
 void fake_block(struct scan_result *r, uint64_t blk, enum scan_class cls, uint8_t flags,
                 uint16_t wrcnt, uint32_t owner, uint64_t index)
 {
@@ -172,9 +199,14 @@ void scan_result_free(struct scan_result *r)
         free((void *)r->ents[i].e.name);
         free(r->ents[i].data);
     }
+    for (size_t i = 0; i < r->nlost; i++) {
+        free(r->lost[i].data);
+        free(r->lost[i].exts);
+    }
     free(r->findings);
     free(r->ents);
     free(r->map);
+    free(r->lost);
     free(r);
 }
 
@@ -215,6 +247,20 @@ const struct scan_entry *scan_entry_by_id(const struct scan_result *r, uint32_t 
     for (size_t i = 0; i < r->nent; i++)
         if (r->ents[i].id == id)
             return &r->ents[i];
+    return NULL;
+}
+
+size_t scan_lost_trees(const struct scan_result *r, const struct scan_lost_tree **out)
+{
+    *out = r->lost;
+    return r->nlost;
+}
+
+const struct scan_lost_tree *scan_lost_tree_of(const struct scan_result *r, uint32_t entry)
+{
+    for (size_t i = 0; entry != 0 && i < r->nlost; i++)
+        if (r->lost[i].entry == entry)
+            return &r->lost[i];
     return NULL;
 }
 

@@ -5,7 +5,7 @@
  * test fills field by field, so that the store can be tried on values no
  * real image gives easily: names holding any byte, paths that are not
  * UTF-8, 64-bit values past INT64_MAX, duplicate entry ids (a failing
- * write), cross-linked blocks.  A program links fake_scan.c instead of the
+ * write), cross-linked blocks, lost trees.  A program links fake_scan.c instead of the
  * scan engine, never beside it.  scan_image and scan_fs are not provided.
  *
  * Every function aborts the test program when out of memory.
@@ -42,6 +42,14 @@ struct scan_entry *fake_last_entry(struct scan_result *r);
 void fake_finding(struct scan_result *r, uint32_t code, uint32_t entry, uint64_t block,
                   uint64_t block2, uint64_t value, uint64_t value2, uint64_t count,
                   uint64_t count2, const char *path, const char *text);
+
+/*
+ * Add a lost tree with top extender `top` holding the data of entry (0: not
+ * known): data its ndata data blocks in file order (0 a hole), exts its
+ * nexts extenders (both copied; may be NULL).  mapped is counted from data.
+ */
+void fake_lost_tree(struct scan_result *r, uint64_t top, uint32_t entry, uint64_t size,
+                    const uint64_t *data, uint64_t ndata, const uint64_t *exts, uint64_t nexts);
 
 /* Set one map cell. */
 void fake_block(struct scan_result *r, uint64_t blk, enum scan_class cls, uint8_t flags,

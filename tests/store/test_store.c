@@ -3,17 +3,19 @@
  * (fake_scan.h): schema, versions, round trips, hostile bytes, queries,
  * indexes.
  *
- * Checked here: a new database gets schema version 1, the application id,
+ * Checked here: a new database gets this schema version, the application id,
  * WAL mode and a catalogue equal to problem.h; a newer version, a foreign
  * database, a file that is no database and an empty read-only file are
  * refused with the file named; a result stored and loaded back has the
  * same scans row, entries (names byte for byte), data maps, findings and
- * counters, and its block runs cover every block exactly once and agree
- * with the map cell by cell; two scans live side by side and one can be
- * deleted; 64-bit values past INT64_MAX survive; a failing write leaves
- * nothing behind and names the database and the statement; every TEXT
- * column is valid UTF-8 and unescapes to the original bytes; the queries
- * the GUI makes (docs/scan-db.md) use their indexes.
+ * counters, lost trees with their data maps, and its block runs cover every
+ * block exactly once and agree with the map cell by cell; rows a hostile
+ * file holds (an extent of count 0, a lost tree at block 0 ...) are refused
+ * with the file named; versions 1 and 2 are upgraded; two scans live side
+ * by side and one can be deleted; 64-bit values past INT64_MAX survive; a
+ * failing write leaves nothing behind and names the database and the
+ * statement; every TEXT column is valid UTF-8 and unescapes to the original
+ * bytes; the queries the GUI makes (docs/scan-db.md) use their indexes.
  */
 #include <check.h>
 #include <dirent.h>
@@ -269,7 +271,7 @@ START_TEST(t_create_schema)
     free(mode);
     static const char *const tables[] = {"catalogue", "severities", "classes", "states",
                                          "scans", "findings", "entries", "entry_blocks",
-                                         "block_runs"};
+                                         "block_runs", "lost_trees", "lost_tree_blocks"};
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
         char sql[160];
         snprintf(sql, sizeof(sql),
@@ -329,13 +331,16 @@ START_TEST(t_newer_version)
     const char *p = dbpath("newer.db");
     close_ok(open_ok(p, 0));
     sqlite3 *h = raw_open(p);
-    raw_exec(h, "PRAGMA user_version = 3");
+    char sql[64], want[64];
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION + 1);
+    raw_exec(h, sql);
     sqlite3_close(h);
-    expect_refused(p, 0, LANYFS_E_VERSION, "schema version 3 is newer");
+    snprintf(want, sizeof(want), "schema version %d is newer", STORE_SCHEMA_VERSION + 1);
+    expect_refused(p, 0, LANYFS_E_VERSION, want);
     expect_refused(p, STORE_OPEN_READONLY, LANYFS_E_VERSION, "use a newer lanyfs-tools");
     /* Left untouched. */
     h = raw_open(p);
-    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 3);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), STORE_SCHEMA_VERSION + 1);
     sqlite3_close(h);
 }
 END_TEST
@@ -553,6 +558,8 @@ START_TEST(t_upgrade_v1)
     /* Back to version 1 by hand, with the two chain blocks 11 and 12 in one run. */
     sqlite3 *h = raw_open(p);
     raw_exec(h, "BEGIN;"
+                "DROP TABLE lost_trees;"
+                "DROP TABLE lost_tree_blocks;"
                 "CREATE TABLE counters_t (scan INTEGER NOT NULL, block INTEGER NOT NULL,"
                 " class INTEGER NOT NULL, wrcnt INTEGER NOT NULL,"
                 " PRIMARY KEY (scan, class, block)) WITHOUT ROWID;"
@@ -583,6 +590,9 @@ START_TEST(t_upgrade_v1)
                      raw_int(h, "SELECT COUNT(*) FROM block_runs WHERE flags & 4"));
     ck_assert_int_eq(raw_int(h, "SELECT count FROM block_runs WHERE first = 12"), 1);
     ck_assert_int_eq(raw_int(h, "SELECT wrcnt FROM counters WHERE block = 12"), 65535);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM sqlite_schema WHERE name IN"
+                                " ('lost_trees', 'lost_tree_blocks')"),
+                     2);
     sqlite3_close(h);
     /* And takes new scans. */
     db = open_ok(p, 0);
@@ -937,6 +947,340 @@ START_TEST(t_extents)
     ck_assert_uint_eq(c.n, 1);
     ck_assert_uint_eq(c.ids[0], 3);
     ck_assert_uint_eq(c.vals[0], 25);
+    close_ok(db);
+    scan_result_free(r);
+}
+END_TEST
+
+/* ---- lost trees ---------------------------------------------------------------- */
+
+/*
+ * sample() with three lost trees: the data of /b.bin (entry 4) at 44,
+ * blocks 45..47; one no file links at 48, with a hole (49, hole, 50, 51);
+ * and one far up with values no image gives: 2600 blocks in one run (three
+ * extents), size 2^64 - 1.
+ */
+#define FAR_TOP ((uint64_t)1 << 62)
+
+static struct scan_result *sample_lost(void)
+{
+    struct scan_result *r = sample();
+    static const uint64_t paired[] = {45, 46, 47}, unpaired[] = {49, 0, 50, 51};
+    static uint64_t far[2600];
+    for (uint64_t k = 0; k < 2600; k++)
+        far[k] = FAR_TOP + 1 + k;
+    uint64_t ext = 44;
+    fake_lost_tree(r, 44, 4, 1500, paired, 3, &ext, 1);
+    ext = 48;
+    fake_lost_tree(r, 48, 0, 2048, unpaired, 4, &ext, 1);
+    uint64_t exts[] = {FAR_TOP, FAR_TOP + 5000, FAR_TOP + 5001};
+    fake_lost_tree(r, FAR_TOP, 0, UINT64_MAX, far, 2600, exts, 3);
+    return r;
+}
+
+/* Lost trees read back, and the data map of each rebuilt from its extents. */
+struct lost_check {
+    struct store_db *db;
+    int64_t scan;
+    const struct scan_result *r;
+    size_t n;        /* trees seen */
+    int stop_after;  /* return 1 after this many trees (0: never) */
+};
+
+/* Extents against a data map: data[] of ndata, holes only between them. */
+struct data_check {
+    const uint64_t *data;
+    uint64_t ndata;
+    uint64_t next;    /* file block after the last extent */
+    uint64_t blocks;  /* blocks in the extents */
+    uint64_t extents; /* extents seen */
+};
+
+static int check_data_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    struct data_check *c = ctx;
+    ck_assert_uint_ge(file_block, c->next);
+    ck_assert_uint_ge(count, 1);
+    ck_assert_uint_le(count, STORE_EXTENT_MAX);
+    ck_assert_uint_le(file_block + count, c->ndata);
+    for (uint64_t k = c->next; k < file_block; k++)
+        ck_assert_uint_eq(c->data[k], 0);
+    for (uint64_t k = 0; k < count; k++)
+        ck_assert_uint_eq(c->data[file_block + k], block + k);
+    c->next = file_block + count;
+    c->blocks += count;
+    c->extents++;
+    return 0;
+}
+
+static int check_lost(void *ctx, const struct store_lost_tree *t)
+{
+    struct lost_check *c = ctx;
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(c->r, &lt);
+    ck_assert_uint_lt(c->n, n);
+    const struct scan_lost_tree *want = &lt[c->n]; /* the result's are by top too */
+    ck_assert_uint_eq(t->top, want->top);
+    ck_assert_uint_eq(t->entry, want->entry);
+    ck_assert_uint_eq(t->size, want->size);
+    ck_assert_uint_eq(t->blocks_mapped, want->mapped);
+    ck_assert_uint_eq(t->extenders, want->nexts);
+    struct data_check d = {.data = want->data, .ndata = want->ndata};
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_lost_tree_blocks(c->db, c->scan, t->top, check_data_extent, &d, &err),
+                     LANYFS_OK);
+    for (uint64_t k = d.next; k < want->ndata; k++)
+        ck_assert_uint_eq(want->data[k], 0);
+    ck_assert_uint_eq(d.blocks, want->mapped);
+    c->n++;
+    return c->stop_after != 0 && (int)c->n >= c->stop_after;
+}
+
+START_TEST(t_lost_trees)
+{
+    const char *p = dbpath("lost.db");
+    struct scan_result *r = sample_lost();
+    struct scan_result *none = sample();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "lost.img");
+    int64_t id2 = add_ok(db, none, "none.img");
+    struct lanyfs_error err;
+
+    struct lost_check lc = {.db = db, .scan = id, .r = r};
+    ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 3);
+    /* The extents: holes have no row, a long run is cut at STORE_EXTENT_MAX. */
+    struct collect c = {0};
+    ck_assert_int_eq(store_lost_tree_blocks(db, id, 48, count_extent, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_uint_eq(c.ids[0], 0);
+    ck_assert_uint_eq(c.vals[0], 49);
+    ck_assert_uint_eq(c.runs[0].count, 1);
+    ck_assert_uint_eq(c.ids[1], 2);
+    ck_assert_uint_eq(c.vals[1], 50);
+    ck_assert_uint_eq(c.runs[1].count, 2);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_lost_tree_blocks(db, id, FAR_TOP, count_extent, &c, &err),
+                     LANYFS_OK);
+    ck_assert_uint_eq(c.n, 3);
+    ck_assert_uint_eq(c.runs[0].count, STORE_EXTENT_MAX);
+    ck_assert_uint_eq(c.runs[2].count, 552);
+    /* A top that is no lost tree has no blocks; a callback's non-zero stops the query. */
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_lost_tree_blocks(db, id, 45, count_extent, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 0);
+    lc = (struct lost_check){.db = db, .scan = id, .r = r, .stop_after = 1};
+    ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 1);
+    /* A scan without lost trees has none. */
+    lc = (struct lost_check){.db = db, .scan = id2, .r = none};
+    ck_assert_int_eq(store_lost_trees(db, id2, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 0);
+    close_ok(db);
+
+    /* In SQL: an unpaired tree's entry is NULL, the same 64 bits for the size. */
+    sqlite3 *h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "SELECT entry FROM lost_trees WHERE top = 44"), 4);
+    ck_assert_int_eq(raw_int(h, "SELECT entry IS NULL FROM lost_trees WHERE top = 48"), 1);
+    ck_assert_int_eq(raw_int(h, "SELECT size FROM lost_trees WHERE top = 4611686018427387904"),
+                     -1);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM lost_tree_blocks"), 1 + 2 + 3);
+    sqlite3_close(h);
+
+    /* Deleted with their scan, the other scan's rows kept. */
+    db = open_ok(p, 0);
+    ck_assert_int_eq(store_delete_scan(db, id, &err), LANYFS_OK);
+    close_ok(db);
+    h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM lost_trees"), 0);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM lost_tree_blocks"), 0);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM scans"), 1);
+    sqlite3_close(h);
+    scan_result_free(r);
+    scan_result_free(none);
+}
+END_TEST
+
+/* Two lost trees at one top: the write fails whole and names the table. */
+START_TEST(t_lost_trees_failed)
+{
+    const char *p = dbpath("lostfail.db");
+    struct scan_result *r = sample_lost();
+    uint64_t data = 45;
+    fake_lost_tree(r, 44, 0, 512, &data, 1, NULL, 0);
+    struct store_db *db = open_ok(p, 0);
+    struct lanyfs_error err;
+    lanyfs_error_clear(&err);
+    enum lanyfs_err rc =
+        store_add_scan(db, r, &(struct store_scan_meta){.image_path = "f.img"}, NULL, &err);
+    ck_assert_int_eq(rc, LANYFS_E_IO);
+    ck_assert_msg(strstr(err.msg, p) != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "INSERT INTO lost_trees") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "UNIQUE") != NULL, "%s", err.msg);
+    close_ok(db);
+    sqlite3 *h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM scans"), 0);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM lost_trees"), 0);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM lost_tree_blocks"), 0);
+    sqlite3_close(h);
+    scan_result_free(r);
+}
+END_TEST
+
+/* A query over rows changed by hand must fail with LANYFS_E_CORRUPT naming all of want. */
+static void expect_corrupt(enum lanyfs_err rc, const struct lanyfs_error *err, const char *p,
+                           const char *table, const char *why, const char *sql)
+{
+    ck_assert_msg(rc == LANYFS_E_CORRUPT, "after %s: %s (%s)", sql, lanyfs_strerror(rc),
+                  err->msg);
+    ck_assert_msg(strstr(err->msg, p) != NULL, "'%s' does not name %s", err->msg, p);
+    ck_assert_msg(strstr(err->msg, table) != NULL, "'%s' does not name %s", err->msg, table);
+    ck_assert_msg(strstr(err->msg, why) != NULL, "after %s: '%s' lacks '%s'", sql, err->msg,
+                  why);
+}
+
+static int ignore_tree(void *ctx, const struct store_lost_tree *t)
+{
+    (void)ctx;
+    (void)t;
+    return 0;
+}
+
+/* Rows of a hostile file: the readers refuse what the writer never writes. */
+START_TEST(t_lost_trees_hostile)
+{
+    char *p = strdup(dbpath("rows.db")); /* dbpath's buffer is reused for the copies */
+    struct scan_result *r = sample_lost();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "h.img");
+    close_ok(db);
+
+    /* Each change, made alone on a copy of the file, and what the error must say. */
+    static const struct {
+        const char *sql;   /* the change */
+        const char *table; /* the statement that meets it */
+        const char *why;   /* in the message */
+    } bad[] = {
+        {"UPDATE lost_tree_blocks SET count = 0 WHERE top = 48 AND file_block = 2",
+         "SELECT FROM lost_tree_blocks", "a count outside 1..1024"},
+        {"UPDATE lost_tree_blocks SET count = 1025 WHERE top = 48 AND file_block = 0",
+         "SELECT FROM lost_tree_blocks", "a count outside 1..1024"},
+        {"UPDATE lost_tree_blocks SET count = -1 WHERE top = 48 AND file_block = 0",
+         "SELECT FROM lost_tree_blocks", "a count outside 1..1024"},
+        {"UPDATE lost_tree_blocks SET block = -2 WHERE top = 48 AND file_block = 2",
+         "SELECT FROM lost_tree_blocks", "an end past 2^64"},
+        {"UPDATE lost_tree_blocks SET file_block = -1 WHERE top = 48 AND file_block = 2",
+         "SELECT FROM lost_tree_blocks", "an end past 2^64"},
+        {"UPDATE lost_tree_blocks SET block = 0 WHERE top = 48 AND file_block = 0",
+         "SELECT FROM lost_tree_blocks", "block 0"},
+        {"UPDATE lost_tree_blocks SET count = 3 WHERE top = 48 AND file_block = 0",
+         "SELECT FROM lost_tree_blocks", "an overlap with the extent before it"},
+        {"UPDATE lost_tree_blocks SET block = 'x' WHERE top = 48 AND file_block = 0",
+         "SELECT FROM lost_tree_blocks", "not an integer"},
+        {"UPDATE lost_tree_blocks SET count = x'01' WHERE top = 48 AND file_block = 2",
+         "SELECT FROM lost_tree_blocks", "not an integer"},
+        {"UPDATE entry_blocks SET count = 0 WHERE entry = 4 AND file_block = 2",
+         "SELECT FROM entry_blocks", "a count outside 1..1024"},
+        {"UPDATE entry_blocks SET count = 3 WHERE entry = 4 AND file_block = 0",
+         "SELECT FROM entry_blocks", "an overlap with the extent before it"},
+        {"UPDATE lost_trees SET entry = 4294967296 WHERE top = 48",
+         "SELECT FROM lost_trees", "an entry outside 1..4294967295"},
+        {"UPDATE lost_trees SET entry = 0 WHERE top = 48",
+         "SELECT FROM lost_trees", "an entry outside 1..4294967295"},
+        {"UPDATE lost_trees SET entry = -4 WHERE top = 44",
+         "SELECT FROM lost_trees", "an entry outside 1..4294967295"},
+        {"UPDATE lost_trees SET top = 0 WHERE top = 44",
+         "SELECT FROM lost_trees", "top 0"},
+        {"UPDATE lost_trees SET size = 1.5 WHERE top = 44",
+         "SELECT FROM lost_trees", "not an integer"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char copy[64], sql[700];
+        snprintf(copy, sizeof(copy), "rows-%zu.db", i);
+        char *keep = strdup(dbpath(copy));
+        sqlite3 *h = raw_open(p);
+        snprintf(sql, sizeof(sql), "VACUUM INTO '%s'", keep);
+        raw_exec(h, sql);
+        sqlite3_close(h);
+        h = raw_open(keep);
+        raw_exec(h, bad[i].sql);
+        ck_assert_msg(sqlite3_changes(h) == 1, "%s changed %d rows", bad[i].sql,
+                      sqlite3_changes(h));
+        sqlite3_close(h);
+
+        db = open_ok(keep, STORE_OPEN_READONLY);
+        struct lanyfs_error err;
+        lanyfs_error_clear(&err);
+        struct collect c = {0};
+        enum lanyfs_err rc;
+        if (strcmp(bad[i].table, "SELECT FROM lost_trees") == 0)
+            rc = store_lost_trees(db, id, ignore_tree, NULL, &err);
+        else if (strcmp(bad[i].table, "SELECT FROM entry_blocks") == 0)
+            rc = store_entry_blocks(db, id, 4, count_extent, &c, &err);
+        else
+            rc = store_lost_tree_blocks(db, id, 48, count_extent, &c, &err);
+        expect_corrupt(rc, &err, keep, bad[i].table, bad[i].why, bad[i].sql);
+        /* The rows before the bad one came, the bad one did not. */
+        ck_assert_uint_le(c.n, 1);
+        close_ok(db);
+        free(keep);
+    }
+    /* The file as written reads back whole. */
+    db = open_ok(p, STORE_OPEN_READONLY);
+    struct lost_check lc = {.db = db, .scan = id, .r = r};
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 3);
+    close_ok(db);
+    scan_result_free(r);
+    free(p);
+}
+END_TEST
+
+/* A version 2 file (no lost trees) is upgraded on open; its scans have none. */
+START_TEST(t_upgrade_v2)
+{
+    const char *p = dbpath("v2.db");
+    struct scan_result *r = sample_lost();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "v2.img");
+    close_ok(db);
+    /* Back to version 2 by hand. */
+    sqlite3 *h = raw_open(p);
+    raw_exec(h, "BEGIN;"
+                "DROP TABLE lost_trees;"
+                "DROP TABLE lost_tree_blocks;"
+                "PRAGMA user_version = 2;"
+                "COMMIT;");
+    sqlite3_close(h);
+    /* Read-only, it is refused untouched; read-write, it is upgraded. */
+    expect_refused(p, STORE_OPEN_READONLY, LANYFS_E_VERSION, "write a scan into it once");
+    h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 2);
+    sqlite3_close(h);
+    db = open_ok(p, 0);
+    struct lanyfs_error err;
+    struct lost_check lc = {.db = db, .scan = id, .r = r};
+    ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 0);
+    struct collect c = {0};
+    ck_assert_int_eq(store_lost_tree_blocks(db, id, 44, count_extent, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 0);
+    check_runs_cover_map(db, id, r);
+    close_ok(db);
+    h = raw_open(p);
+    ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND"
+                                " name IN ('lost_trees', 'lost_tree_blocks')"),
+                     2);
+    sqlite3_close(h);
+    /* Read-only now, and new scans keep their lost trees. */
+    close_ok(open_ok(p, STORE_OPEN_READONLY));
+    db = open_ok(p, 0);
+    int64_t id2 = add_ok(db, r, "v2.img");
+    lc = (struct lost_check){.db = db, .scan = id2, .r = r};
+    ck_assert_int_eq(store_lost_trees(db, id2, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 3);
     close_ok(db);
     scan_result_free(r);
 }
@@ -1456,13 +1800,22 @@ static const struct {
     {"SELECT file_block, block, count FROM entry_blocks WHERE scan = 1 AND entry = 3"
      " ORDER BY file_block",
      "USING PRIMARY KEY (scan=? AND entry=?)"},
+    {"SELECT top, entry, size, blocks_mapped, extenders FROM lost_trees WHERE scan = 1"
+     " ORDER BY top",
+     "SEARCH lost_trees USING PRIMARY KEY (scan=?)"},
+    {"SELECT t.top, e.path, t.size, t.blocks_mapped FROM lost_trees t LEFT JOIN entries e"
+     " ON e.scan = t.scan AND e.id = t.entry WHERE t.scan = 1 ORDER BY t.top",
+     "SEARCH e USING PRIMARY KEY (scan=? AND id=?)"},
+    {"SELECT file_block, block, count FROM lost_tree_blocks WHERE scan = 1 AND top = 11"
+     " ORDER BY file_block",
+     "SEARCH lost_tree_blocks USING PRIMARY KEY (scan=? AND top=?)"},
 };
 
 /*
  * A stick of nfiles small files in directories of 100, laid out as a writer
  * lays them out: directory, then per file its entry, extender and 1..2 data
- * blocks; the rest free.  The planner's statistics then look like a real
- * scan's.
+ * blocks; the rest free, but for a few lost trees.  The planner's
+ * statistics then look like a real scan's.
  */
 static struct scan_result *many_files(uint64_t nfiles)
 {
@@ -1503,6 +1856,11 @@ static struct scan_result *many_files(uint64_t nfiles)
         if (i % 61 == 9)
             fake_finding(r, SCAN_PR_TORN_SECTORS, 0, b, 0, 0, 0, 1, 0, NULL, "chain over data");
         b += 2 + nd;
+    }
+    /* Lost trees of writes cut short: a top and three data blocks each. */
+    for (uint64_t i = 0; i < 10; i++) {
+        uint64_t top = b + 4 * i, data[3] = {top + 1, top + 2, top + 3};
+        fake_lost_tree(r, top, 0, 3 * 1024 - 10, data, 3, &top, 1);
     }
     for (; b < blocks; b++)
         fake_block(r, b, b % 500 == 0 ? SCAN_BLK_CHAIN : SCAN_BLK_FREE,
@@ -1554,6 +1912,10 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_escape_round_trip);
     tcase_add_test(tc, t_sha256);
     tcase_add_test(tc, t_upgrade_v1);
+    tcase_add_test(tc, t_lost_trees);
+    tcase_add_test(tc, t_lost_trees_failed);
+    tcase_add_test(tc, t_lost_trees_hostile);
+    tcase_add_test(tc, t_upgrade_v2);
     tcase_add_test(tc, t_progress);
     tcase_add_test(tc, t_indexes);
     suite_add_tcase(s, tc);

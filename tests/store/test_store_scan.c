@@ -8,8 +8,10 @@
  * runs), every entry (names byte for byte, paths in their escaped form),
  * every data map rebuilt from its extents, every finding (code, fields,
  * message) in order, the block runs covering every block of the map
- * exactly once and agreeing with it cell by cell, and one counter for each
- * metadata cell.
+ * exactly once and agreeing with it cell by cell, one counter for each
+ * metadata cell, and every lost tree with its data map rebuilt from its
+ * extents (images built as the scan cases f_unlinked_data and f_lost_tree
+ * build theirs, and the yanked sample when it was built).
  */
 #include <check.h>
 #include <dirent.h>
@@ -221,6 +223,58 @@ static int cmp_counter(void *ctx, uint64_t block, enum scan_class cls, uint16_t 
     return 0;
 }
 
+struct lost_cmp {
+    struct store_db *db;
+    int64_t scan;
+    const struct scan_lost_tree *t; /* the result's, by top */
+    size_t n;
+    size_t seen;
+};
+
+/* A lost tree's extents against its data map (extent_cmp over a tree's data). */
+struct tree_extent_cmp {
+    const struct scan_lost_tree *t;
+    uint64_t next;
+    uint64_t blocks;
+};
+
+static int cmp_tree_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
+{
+    struct tree_extent_cmp *c = ctx;
+    const struct scan_lost_tree *t = c->t;
+    ck_assert_uint_ge(file_block, c->next);
+    ck_assert_uint_le(file_block + count, t->ndata);
+    for (uint64_t k = c->next; k < file_block; k++)
+        ck_assert_msg(t->data[k] == 0, "lost tree %" PRIu64 " file block %" PRIu64 " lost",
+                      t->top, k);
+    for (uint64_t k = 0; k < count; k++)
+        ck_assert_uint_eq(t->data[file_block + k], block + k);
+    c->next = file_block + count;
+    c->blocks += count;
+    return 0;
+}
+
+static int cmp_lost(void *ctx, const struct store_lost_tree *st)
+{
+    struct lost_cmp *c = ctx;
+    ck_assert_uint_lt(c->seen, c->n);
+    const struct scan_lost_tree *t = &c->t[c->seen];
+    ck_assert_uint_eq(st->top, t->top);
+    ck_assert_uint_eq(st->entry, t->entry);
+    ck_assert_uint_eq(st->size, t->size);
+    ck_assert_uint_eq(st->blocks_mapped, t->mapped);
+    ck_assert_uint_eq(st->extenders, t->nexts);
+    struct tree_extent_cmp xc = {.t = t};
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_lost_tree_blocks(c->db, c->scan, st->top, cmp_tree_extent, &xc, &err),
+                     LANYFS_OK);
+    for (uint64_t k = xc.next; k < t->ndata; k++)
+        ck_assert_uint_eq(t->data[k], 0);
+    ck_assert_uint_eq(xc.blocks, t->mapped);
+    c->seen++;
+    return 0;
+}
+
 /* Scan id of db must hold exactly the result r. */
 static void check_round_trip(struct store_db *db, int64_t id, const struct scan_result *r)
 {
@@ -300,6 +354,11 @@ static void check_round_trip(struct store_db *db, int64_t id, const struct scan_
     for (uint64_t b = 0; b < cc.n; b++)
         meta += (cc.map[b].flags & SCAN_BF_METADATA) != 0;
     ck_assert_uint_eq(cc.seen, meta);
+
+    struct lost_cmp lc = {.db = db, .scan = id};
+    lc.n = scan_lost_trees(r, &lc.t);
+    ck_assert_int_eq(store_lost_trees(db, id, cmp_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.seen, lc.n);
 }
 
 /* ---- the corpus ------------------------------------------------------------------ */
@@ -452,6 +511,109 @@ START_TEST(t_hostile)
 }
 END_TEST
 
+/* ---- lost trees ---------------------------------------------------------------- */
+
+/*
+ * The scan cases' base tree (tests/scan/mkcase.c): 512-byte blocks, 4-byte
+ * addresses, 600 blocks, /docs/one.txt, /docs/sub, /a.txt and /b.bin of
+ * three blocks, whose entry block the caller receives in *b.
+ */
+static struct fx *lost_base(uint64_t *b)
+{
+    uint8_t data[3 * 512];
+    fx_pattern(data, sizeof(data), 7);
+    struct fx *fx = fx_new(9, 4, 600);
+    ck_assert_ptr_nonnull(fx);
+    uint64_t docs = fx_mkdir(fx, fx_root(fx), "docs");
+    ck_assert_uint_ne(docs, 0);
+    ck_assert_uint_ne(fx_file(fx, docs, "one.txt", data, 100), 0);
+    ck_assert_uint_ne(fx_mkdir(fx, docs, "sub"), 0);
+    ck_assert_uint_ne(fx_file(fx, fx_root(fx), "a.txt", data, 256), 0);
+    *b = fx_file(fx, fx_root(fx), "b.bin", data, sizeof(data));
+    ck_assert_uint_ne(*b, 0);
+    return fx;
+}
+
+/* Scan img and store it: its lost trees must come back, and there must be n of them. */
+static void lost_round_trip(const char *img, size_t n, uint32_t want_entry)
+{
+    struct scan_result *r = scan_ok(img);
+    const struct scan_lost_tree *lt;
+    ck_assert_uint_eq(scan_lost_trees(r, &lt), n);
+    if (n != 0)
+        ck_assert_uint_eq(lt[0].entry, want_entry);
+    struct store_db *db = open_ok(tmppath("lost.db"));
+    int64_t id = add_ok(db, r, img);
+    check_round_trip(db, id, r);
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_close(db, &err), LANYFS_OK);
+    scan_result_free(r);
+}
+
+/* f_unlinked_data: b.bin's tree and data landed, its data pointer and size did not. */
+START_TEST(t_unlinked_data)
+{
+    const char *img = tmppath("unlinked.img");
+    uint64_t b;
+    struct fx *fx = lost_base(&b);
+    ck_assert_uint_eq(fx_get_subtree(fx, b), b + 1);
+    struct lanyfs_entry e;
+    fx_entry_get(fx, b, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = 0;
+    fx_entry_put(fx, b, &e);
+    ck_assert_int_eq(fx_save(fx, img), 0);
+    fx_free(fx);
+
+    struct scan_result *r = scan_ok(img);
+    const struct scan_entry *ents;
+    size_t n = scan_entries(r, &ents);
+    uint32_t id = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ents[i].block == b)
+            id = ents[i].id;
+    ck_assert_uint_ne(id, 0);
+    scan_result_free(r);
+    lost_round_trip(img, 1, id);
+}
+END_TEST
+
+/* f_lost_tree: b.bin's entry wiped; its tree still maps its three blocks. */
+START_TEST(t_lost_tree)
+{
+    const char *img = tmppath("lost.img");
+    uint64_t b;
+    struct fx *fx = lost_base(&b);
+    memset(fx_block(fx, b), 0, fx_blocksize(fx));
+    ck_assert_int_eq(fx_save(fx, img), 0);
+    fx_free(fx);
+    lost_round_trip(img, 1, 0);
+}
+END_TEST
+
+/* The yanked sample (samples/), when this build made it: the quick start's stick. */
+START_TEST(t_yanked)
+{
+    const char *build = getenv("LANYFS_BUILD");
+    if (build == NULL || *build == '\0')
+        return;
+    char img[1024];
+    snprintf(img, sizeof(img), "%s/samples/yanked.img", build);
+    if (access(img, R_OK) != 0)
+        return; /* not built (no Python) */
+    struct scan_result *r = scan_ok(img);
+    const struct scan_lost_tree *lt;
+    ck_assert_msg(scan_lost_trees(r, &lt) != 0, "%s shows no lost tree any more", img);
+    struct store_db *db = open_ok(tmppath("yanked.db"));
+    int64_t id = add_ok(db, r, "yanked.img");
+    check_round_trip(db, id, r);
+    struct lanyfs_error err;
+    ck_assert_int_eq(store_close(db, &err), LANYFS_OK);
+    scan_result_free(r);
+}
+END_TEST
+
 static Suite *store_scan_suite(void)
 {
     Suite *s = suite_create("store-scan");
@@ -461,6 +623,9 @@ static Suite *store_scan_suite(void)
     tcase_add_test(tc, t_corpus);
     tcase_add_test(tc, t_files);
     tcase_add_test(tc, t_hostile);
+    tcase_add_test(tc, t_unlinked_data);
+    tcase_add_test(tc, t_lost_tree);
+    tcase_add_test(tc, t_yanked);
     suite_add_tcase(s, tc);
     return s;
 }
