@@ -5,7 +5,9 @@
  * geometry, label and summary; entries come in path order and are placed
  * by their id (so that a finding's entry id still names its entry); the
  * block map is rebuilt cell by cell from its runs and the write counters of
- * the metadata blocks.  Text in the database is in its escaped form; it is
+ * the metadata blocks.  The lost extender trees follow the entries, as
+ * rescue-data-scan.c places them: on their file's entry, or as entries of
+ * their own.  Text in the database is in its escaped form; it is
  * unescaped to the disk's bytes and escaped again the way every view shows
  * names (the two forms agree on printable UTF-8).  An entry's data map is
  * read when first asked for, through the read-only handle kept with the
@@ -64,11 +66,17 @@ typedef struct {
     struct store_db *db;       /* read-only handle (owned) */
     gint64 scan_id;
     guint32 *ids;              /* database entry id by our id - 1 (owned) */
+    guint32 nids;              /* entries in ids; ids past them are lost trees' */
 } Loader;
 
 typedef struct {
     GArray *blocks;            /* guint64, by file block */
 } BlocksCtx;
+
+typedef struct {
+    GArray *trees;             /* struct store_lost_tree */
+    GCancellable *cancellable; /* borrowed */
+} LostCtx;
 
 static void row_clear(gpointer p)
 {
@@ -219,15 +227,33 @@ static int on_entry_extent(void *ctx, uint64_t file_block, uint64_t block, uint6
     return 0;
 }
 
+static int on_lost_tree(void *ctx, const struct store_lost_tree *t)
+{
+    LostCtx *lc = ctx;
+
+    if (g_cancellable_is_cancelled(lc->cancellable))
+        return 1;
+    g_array_append_val(lc->trees, *t);
+    return 0;
+}
+
 static gboolean load_entry_data(RescueData *data, guint32 id, gpointer user_data)
 {
     Loader *l = user_data;
+    const RescueEntryInfo *e = rescue_data_get_entry(data, id);
     BlocksCtx bc;
     struct lanyfs_error err = {0};
+    enum lanyfs_err rc;
 
+    if (e == NULL || (e->lost_top == 0 && id > l->nids))
+        return FALSE;
     bc.blocks = g_array_new(FALSE, TRUE, sizeof(guint64));
-    if (store_entry_blocks(l->db, l->scan_id, l->ids[id - 1], on_entry_extent, &bc, &err) !=
-        LANYFS_OK) {
+    /* A file's own map is empty when a lost tree holds its data. */
+    if (e->lost_top != 0)
+        rc = store_lost_tree_blocks(l->db, l->scan_id, e->lost_top, on_entry_extent, &bc, &err);
+    else
+        rc = store_entry_blocks(l->db, l->scan_id, l->ids[id - 1], on_entry_extent, &bc, &err);
+    if (rc != LANYFS_OK) {
         g_warning("%s", err.msg);
         g_array_unref(bc.blocks);
         return FALSE;
@@ -262,6 +288,7 @@ RescueData *rescue_data_new_from_store(const char *path, gint64 scan_id,
     EntriesCtx ec = {0};
     FindingsCtx fc = {0};
     MapCtx mc = {0};
+    LostCtx lc = {0};
     Loader *loader;
     guint32 *ids = NULL;
     guint32 nids;
@@ -336,6 +363,24 @@ RescueData *rescue_data_new_from_store(const char *path, gint64 scan_id,
         e->blocks_mapped = r->mapped;
         e->blocks_intact = r->intact;
     }
+    /* The lost trees; their data maps are read when asked for. */
+    lc.trees = g_array_new(FALSE, FALSE, sizeof(struct store_lost_tree));
+    lc.cancellable = cancellable;
+    if (store_lost_trees(db, s->id, on_lost_tree, &lc, &err) != LANYFS_OK) {
+        set_store_error(error, path, &err);
+        goto out_fail;
+    }
+    if (g_cancellable_set_error_if_cancelled(cancellable, error))
+        goto out_fail;
+    for (guint i = 0; i < lc.trees->len; i++) {
+        const struct store_lost_tree *t = &g_array_index(lc.trees, struct store_lost_tree, i);
+        guint64 bs = s->block_size;
+        guint64 needed = bs != 0 ? t->size / bs + (t->size % bs != 0) : t->blocks_mapped;
+        RescueEntryInfo *e = rescue_data_append_lost(data, t->top, our_id(ids, nids, t->entry),
+                                                     t->size, t->blocks_mapped, NULL, 0, FALSE);
+        if (e != NULL)
+            e->blocks_needed = needed;
+    }
     if (progress != NULL)
         progress(progress_ctx, 0.4);
 
@@ -369,6 +414,7 @@ RescueData *rescue_data_new_from_store(const char *path, gint64 scan_id,
     loader->db = db;
     loader->scan_id = s->id;
     loader->ids = ids;
+    loader->nids = nids;
     rescue_data_set_loader(data, load_entry_data, loader, loader_free);
     db = NULL;
     ids = NULL;
@@ -382,6 +428,8 @@ out_fail:
 out_close:
     if (ec.rows != NULL)
         g_array_unref(ec.rows);
+    if (lc.trees != NULL)
+        g_array_unref(lc.trees);
     g_free(ids);
     store_scans_free(scans, nscans);
     store_close(db, NULL);

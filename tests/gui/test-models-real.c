@@ -486,6 +486,42 @@ static void test_lost_data(void)
         g_assert_false(g_file_test(files, G_FILE_TEST_EXISTS));
     }
     remove_tree(dest);
+
+    /* Read back from a scan database, the trees are where they were. */
+    {
+        g_autofree char *dir = g_dir_make_tmp("rescue-lostdb-XXXXXX", NULL);
+        g_autofree char *db_path = g_build_filename(dir, "scan.db", NULL);
+        struct scan_result *r = NULL;
+        struct lanyfs_error err = {0};
+        struct store_db *db = NULL;
+        struct store_scan_meta meta = {.image_path = p};
+        g_autoptr(RescueData) stored = NULL;
+        guint32 sid;
+
+        g_assert_cmpint(scan_image(p, NULL, &r, &err), ==, LANYFS_OK);
+        g_assert_cmpint(store_open(db_path, 0, &db, &err), ==, LANYFS_OK);
+        g_assert_cmpint(store_add_scan(db, r, &meta, NULL, &err), ==, LANYFS_OK);
+        g_assert_cmpint(store_close(db, &err), ==, LANYFS_OK);
+        scan_result_free(r);
+        stored = rescue_data_new_from_store(db_path, 0, NULL, NULL, NULL, &error);
+        g_assert_no_error(error);
+        g_assert_cmpuint(rescue_data_get_n_entries(stored), ==, rescue_data_get_n_entries(d));
+        sid = find_path(stored, "/unplugged/report.txt", SCAN_ENTRY_LIVE);
+        g_assert_cmpuint(rescue_data_get_entry(stored, sid)->lost_top, ==,
+                         rescue_data_get_entry(d, id)->lost_top);
+        text = read_entry_text(stored, sid);
+        g_assert_cmpstr(text, ==, report_text);
+        g_clear_pointer(&text, g_free);
+        g_assert_true(rescue_data_get_entry(stored, lost)->lost_only);
+        g_assert_cmpstr(rescue_data_get_entry(stored, lost)->name, ==,
+                        rescue_data_get_entry(d, lost)->name);
+        g_assert_cmpuint(rescue_data_get_entry(stored, lost)->blocks_needed, ==,
+                         rescue_data_get_entry(d, lost)->blocks_needed);
+        text = read_entry_text(stored, lost);
+        g_assert_cmpstr(text, ==, draft_text);
+        g_clear_pointer(&stored, rescue_data_unref);
+        remove_tree(dir);
+    }
 }
 
 static void test_given_geometry(void)
