@@ -3,12 +3,12 @@
  *
  * The input (at most FUZZ_IMAGE_MAX bytes) is written to an in-memory file
  * (memfd), opened with LANYFS_OPEN_FORCE, scanned, and salvaged with every
- * flag (deleted files, orphans, carving, versions) into a fresh folder
- * "out" of a per-process temporary folder (fuzz_tmp_root), beside a
- * sentinel folder.  A run whose planned bytes pass FUZZ_BYTES_MAX is
- * cancelled at its first progress report (salvage has no cap of its own
- * but the device's size).  Besides the sanitizers, it checks what
- * salvage.h promises:
+ * flag (deleted files, orphans, lost trees, also asked for by their top,
+ * carving, versions) into a fresh folder "out" of a per-process temporary
+ * folder (fuzz_tmp_root), beside a sentinel folder.  A run whose planned
+ * bytes pass FUZZ_BYTES_MAX is cancelled at its first progress report
+ * (salvage has no cap of its own but the device's size).  Besides the
+ * sanitizers, it checks what salvage.h promises:
  *  - the run ends: done, or cancelled when this target cancelled it;
  *  - nothing lands outside "out": the temporary folder holds only "out"
  *    and the sentinel, whose one file is untouched; inside "out" there are
@@ -320,8 +320,16 @@ static void salvage_once(struct scan_result *scan, struct lanyfs_fs *fs)
     int out = openat(root_fd, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     FUZZ_CHECK(out >= 0, "out: %s", strerror(errno));
     struct run run = {0};
+    /* Two lost trees asked for by their top (written once all the same),
+     * and a top that is none. */
+    const struct scan_lost_tree *lt;
+    size_t nlt = scan_lost_trees(scan, &lt);
+    uint64_t tops[3] = {nlt > 0 ? lt[0].top : 1, nlt > 1 ? lt[nlt - 1].top : 1, 0};
     struct salvage_opts o = {
-        .flags = SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_CARVE | SALVAGE_VERSIONS,
+        .flags = SALVAGE_DELETED | SALVAGE_ORPHANS | SALVAGE_LOST | SALVAGE_CARVE |
+                 SALVAGE_VERSIONS,
+        .lost_tops = tops,
+        .nlost_tops = 3,
         .progress = on_progress,
         .progress_ctx = &run,
         .on_item = on_item,

@@ -154,6 +154,21 @@ static void extender_seeds(struct emit *em)
     fx_set_size(fx, g, 100);
     emit(em, "sizes", fx);
     fx_free(fx);
+
+    /* Writes an unplug cut short: a's data pointer and size never landed
+     * (its tree follows it), b's entry is wiped (its tree is no file's). */
+    fx = fx_new(9, 4, 80);
+    uint64_t a = file_of(fx, fx_root(fx), "a", 3 * 512 + 7, 11);
+    uint64_t b = file_of(fx, fx_root(fx), "b", 70 * 512, 12);
+    struct lanyfs_entry e;
+    fx_entry_get(fx, a, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = 0;
+    fx_entry_put(fx, a, &e);
+    memset(fx_block(fx, b), 0, 512);
+    emit(em, "lost-trees", fx);
+    fx_free(fx);
 }
 
 static void tree_seeds(struct emit *em)

@@ -481,6 +481,7 @@ static void test_lost_data(void)
     g_assert_true(find_file(lostdir, name, &copy));
     text = read_text(copy);
     g_assert_cmpstr(text, ==, draft_text);
+    g_clear_pointer(&text, g_free);
     {
         g_autofree char *files = g_build_filename(report->folder, "files", NULL);
         g_assert_false(g_file_test(files, G_FILE_TEST_EXISTS));
