@@ -318,9 +318,16 @@ RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 
     g_return_val_if_fail(!data->finished, NULL);
     g_return_val_if_fail(top != 0, NULL);
 
+    /* Only a file takes a tree's data, and only one tree's (a database is as
+     * hostile as the disk): any other tree stands for itself. */
+    if (entry != 0 && entry <= data->entries->len) {
+        e = &g_array_index(data->entries, RescueEntryInfo, entry - 1);
+        if (e->type != LANYFS_TYPE_FILE || e->lost_top != 0 || e->lost_only)
+            entry = 0;
+    } else {
+        entry = 0;
+    }
     if (entry != 0) {
-        if (entry > data->entries->len)
-            return NULL;
         e = &g_array_index(data->entries, RescueEntryInfo, entry - 1);
     } else {
         /* Named as fsck-lanyfs names the file it makes of the tree in /lost+found. */

@@ -133,8 +133,8 @@ RescueEntryInfo *rescue_data_append_entry(RescueData *data, const guint8 *name, 
  * known), the bytes its data shows and its data blocks in file order
  * (copied unless borrowed; or NULL, for the loader to give later): the
  * file's entry then reads its content from the tree, and a tree of no
- * known file becomes a new entry (lost_only).  Returns the entry, NULL
- * when entry names none.
+ * known file (or whose entry is no file, or has a tree already) becomes a
+ * new entry (lost_only).  Returns the entry that holds it.
  */
 RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 entry,
                                          guint64 size, guint64 mapped, const guint64 *blocks,

@@ -96,6 +96,64 @@ static RescueData *hand_data(void)
     return d;
 }
 
+/*
+ * Lost trees: one on its file (6, b1: size 0) is read through it; one
+ * naming no file, a directory, a file that has a tree already, or an id
+ * past the entries stands for itself as "#TOP" at the top level.
+ */
+static void test_lost_trees(void)
+{
+    RescueData *d = rescue_data_new(RESCUE_SOURCE_NONE, "/tmp/lost.img");
+    static const guint64 map[] = {41, 0, 43};
+    const guint64 *got = NULL;
+    guint64 n = 0;
+    RescueEntryInfo *e;
+    guint32 ntop = 0;
+    const guint32 *top;
+
+    add(d, "", "/", 0, SCAN_ENTRY_LIVE, LANYFS_TYPE_DIR, 0);
+    add(d, "dir", "/dir", 1, SCAN_ENTRY_LIVE, LANYFS_TYPE_DIR, 0);
+    add(d, "b1", "/b1", 1, SCAN_ENTRY_LIVE, LANYFS_TYPE_FILE, 0);
+    e = rescue_data_append_lost(d, 40, 3, 1100, 2, map, 3, FALSE);
+    g_assert_cmpuint(e->id, ==, 3);
+    g_assert_cmpuint(e->lost_top, ==, 40);
+    g_assert_false(e->lost_only);
+    g_assert_cmpuint(e->size, ==, 0);
+    g_assert_cmpuint(rescue_entry_content_size(e), ==, 1100);
+    g_assert_cmpuint(e->blocks_needed, ==, 3);
+    g_assert_cmpuint(e->blocks_mapped, ==, 2);
+    /* None of these may take it: each becomes an entry of its own. */
+    g_assert_cmpuint(rescue_data_append_lost(d, 50, 3, 10, 1, NULL, 0, FALSE)->id, ==, 4);
+    g_assert_cmpuint(rescue_data_append_lost(d, 60, 2, 10, 1, NULL, 0, FALSE)->id, ==, 5);
+    g_assert_cmpuint(rescue_data_append_lost(d, 70, 0, 10, 1, NULL, 0, FALSE)->id, ==, 6);
+    g_assert_cmpuint(rescue_data_append_lost(d, 80, 999, 10, 1, NULL, 0, FALSE)->id, ==, 7);
+    g_assert_cmpuint(rescue_data_append_lost(d, 90, 6, 10, 1, NULL, 0, FALSE)->id, ==, 8);
+    rescue_data_finish(d);
+
+    g_assert_true(rescue_data_get_entry_data(d, 3, &got, &n));
+    g_assert_cmpuint(n, ==, 3);
+    g_assert_cmpuint(got[2], ==, 43);
+    e = (RescueEntryInfo *)rescue_data_get_entry(d, 6);
+    g_assert_true(e->lost_only);
+    g_assert_cmpstr(e->name, ==, "#70");
+    g_assert_cmpstr(e->path, ==, "/#70");
+    g_assert_cmpuint(e->block, ==, 70);
+    g_assert_cmpuint(e->state, ==, SCAN_ENTRY_ORPHAN);
+    g_assert_cmpuint(e->type, ==, LANYFS_TYPE_FILE);
+    g_assert_cmpuint(e->size, ==, 10);
+    g_assert_cmpstr(rescue_format_entry_state(e), ==, "Lost data");
+    g_assert_cmpstr(rescue_format_entry_state(rescue_data_get_entry(d, 3)), ==, "Live");
+    top = rescue_data_get_top_level(d, &ntop);
+    for (guint32 id = 4; id <= 8; id++) {
+        gboolean seen = FALSE;
+        for (guint32 i = 0; i < ntop; i++)
+            seen |= top[i] == id;
+        g_assert_true(seen);
+        g_assert_true(rescue_data_get_entry(d, id)->lost_only);
+    }
+    rescue_data_unref(d);
+}
+
 /* Which EARLIER_FORMAT finding gives the geometry to read again. */
 static void test_earlier_geometry(void)
 {
@@ -677,6 +735,7 @@ int main(int argc, char **argv)
     g_test_add_func("/data/text", test_text);
     g_test_add_func("/data/from-scan", test_from_scan);
     g_test_add_func("/data/from-store", test_from_store);
+    g_test_add_func("/data/lost-trees", test_lost_trees);
     g_test_add_func("/files-model/filters-and-search", test_files_model);
     g_test_add_func("/files-model/sorted-levels", test_files_model_sorted);
     g_test_add_func("/findings-model/severity", test_findings_model);
