@@ -376,10 +376,8 @@ RescueData *rescue_data_new_from_store(const char *path, gint64 scan_id,
         const struct store_lost_tree *t = &g_array_index(lc.trees, struct store_lost_tree, i);
         guint64 bs = s->block_size;
         guint64 needed = bs != 0 ? t->size / bs + (t->size % bs != 0) : t->blocks_mapped;
-        RescueEntryInfo *e = rescue_data_append_lost(data, t->top, our_id(ids, nids, t->entry),
-                                                     t->size, t->blocks_mapped, NULL, 0, FALSE);
-        if (e != NULL)
-            e->blocks_needed = needed;
+        rescue_data_append_lost(data, t->top, our_id(ids, nids, t->entry), t->size,
+                                t->blocks_mapped, NULL, needed, FALSE);
     }
     if (progress != NULL)
         progress(progress_ctx, 0.4);

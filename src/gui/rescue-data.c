@@ -312,7 +312,7 @@ RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 
                                          guint64 size, guint64 mapped, const guint64 *blocks,
                                          guint64 nblocks, gboolean borrowed)
 {
-    RescueEntryInfo *e;
+    RescueEntryInfo *e = NULL;
 
     g_return_val_if_fail(data != NULL, NULL);
     g_return_val_if_fail(!data->finished, NULL);
@@ -323,13 +323,9 @@ RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 
     if (entry != 0 && entry <= data->entries->len) {
         e = &g_array_index(data->entries, RescueEntryInfo, entry - 1);
         if (e->type != LANYFS_TYPE_FILE || e->lost_top != 0 || e->lost_only)
-            entry = 0;
-    } else {
-        entry = 0;
+            e = NULL;
     }
-    if (entry != 0) {
-        e = &g_array_index(data->entries, RescueEntryInfo, entry - 1);
-    } else {
+    if (e == NULL) {
         /* Named as fsck-lanyfs names the file it makes of the tree in /lost+found. */
         g_autofree char *name = g_strdup_printf("#%" G_GUINT64_FORMAT, top);
         g_autofree char *path = g_strconcat("/", name, NULL);

@@ -130,11 +130,12 @@ RescueEntryInfo *rescue_data_append_entry(RescueData *data, const guint8 *name, 
                                           const char *path);
 /*
  * A lost extender tree with its top, the file it belongs to (0 = none
- * known), the bytes its data shows and its data blocks in file order
- * (copied unless borrowed; or NULL, for the loader to give later): the
- * file's entry then reads its content from the tree, and a tree of no
- * known file (or whose entry is no file, or has a tree already) becomes a
- * new entry (lost_only).  Returns the entry that holds it.
+ * known), the bytes its data shows, the data blocks it maps and its
+ * nblocks file blocks in file order (copied unless borrowed; or NULL, for
+ * the loader to give later): the file's entry then reads its content from
+ * the tree, and a tree of no known file (or whose entry is no file, or has
+ * a tree already) becomes a new entry (lost_only).  Returns the entry that
+ * holds it.
  */
 RescueEntryInfo *rescue_data_append_lost(RescueData *data, guint64 top, guint32 entry,
                                          guint64 size, guint64 mapped, const guint64 *blocks,

@@ -1155,6 +1155,8 @@ struct sv {
     struct strset inodes;  /* "<dev>:<ino>" of the files this run made */
 
     uint8_t *planned;      /* per entry id: 1 when a job copies it */
+    uint64_t *tops;        /* the lost trees asked for by their top, sorted, once each */
+    size_t ntops;
     uint32_t *ddir;        /* per deleted entry id: its directory entry, 0 = unknown */
     uint8_t *legal_holes;  /* per entry id: FILE_HOLES without a broken map */
     uint8_t *earlier;      /* per entry id: DELETED_BEFORE_FORMAT, an earlier format's */
@@ -2829,13 +2831,24 @@ static bool carve_block(struct sv *s, struct seg *g, uint64_t blk, const uint8_t
     return true;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Whether the run was asked for the lost tree at top by its top extender. */
 static bool lost_asked(const struct sv *s, uint64_t top)
 {
-    for (size_t i = 0; i < s->o->nlost_tops; i++)
-        if (s->o->lost_tops[i] == top)
-            return true;
-    return false;
+    return s->ntops > 0 && bsearch(&top, s->tops, s->ntops, sizeof(*s->tops), cmp_u64) != NULL;
+}
+
+/* Whether the lost tree t goes to lost/: asked for, or SALVAGE_LOST and
+ * its file is not one this run copies (from that tree). */
+static bool lost_wanted(const struct sv *s, const struct scan_lost_tree *t)
+{
+    bool copied = t->entry != 0 && t->entry <= s->nents && s->planned[t->entry];
+    return lost_asked(s, t->top) || ((s->o->flags & SALVAGE_LOST) && !copied);
 }
 
 /*
@@ -2858,9 +2871,7 @@ static void lost_trees_write(struct sv *s, enum salvage_kind kind)
     for (size_t i = 0; i < n && !s->oom && !sv_cancelled(s); i++) {
         const struct scan_lost_tree *t = &lt[i];
         bool copied = t->entry != 0 && t->entry <= s->nents && s->planned[t->entry];
-        bool want = to_lost ? lost_asked(s, t->top) || ((s->o->flags & SALVAGE_LOST) && !copied)
-                            : !copied;
-        if (!want || t->size == 0)
+        if (!(to_lost ? lost_wanted(s, t) : !copied) || t->size == 0)
             continue;
         size_t len = t->size < SV_SEG_MAX ? (size_t)t->size : SV_SEG_MAX;
         uint64_t nb = (len - 1) / s->bs + 1, first = 0;
@@ -2886,29 +2897,45 @@ static void lost_trees_write(struct sv *s, enum salvage_kind kind)
 }
 
 /*
- * Before the copy: the bytes lost/ will take, for the progress, and each
- * top asked for that names no lost tree, as a problem.
+ * Before the copy: the tops asked for, sorted (each tree looks itself up
+ * there), each that names no lost tree as a problem, and the bytes lost/
+ * will take, for the progress.
  */
 static void lost_trees_plan(struct sv *s)
 {
     const struct scan_lost_tree *lt;
-    size_t n = scan_lost_trees(s->scan, &lt);
-    for (size_t i = 0; i < s->o->nlost_tops; i++) {
-        size_t k = 0;
-        while (k < n && lt[k].top != s->o->lost_tops[i])
-            k++;
-        if (k == n) {
-            problem(s, "block %" PRIu64 ": no lost extender tree starts there",
-                    s->o->lost_tops[i]);
+    size_t n = scan_lost_trees(s->scan, &lt), m = s->o->nlost_tops;
+    uint8_t *found = NULL;
+    if (m > 0) {
+        s->tops = malloc(m * sizeof(*s->tops));
+        found = calloc(m, 1);
+        if (s->tops == NULL || found == NULL) {
+            free(found);
+            s->oom = true;
+            return;
+        }
+        memcpy(s->tops, s->o->lost_tops, m * sizeof(*s->tops));
+        qsort(s->tops, m, sizeof(*s->tops), cmp_u64);
+        for (size_t i = 0; i < m; i++)
+            if (s->ntops == 0 || s->tops[s->ntops - 1] != s->tops[i])
+                s->tops[s->ntops++] = s->tops[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *hit = s->ntops > 0 ? bsearch(&lt[i].top, s->tops, s->ntops,
+                                                     sizeof(*s->tops), cmp_u64)
+                                           : NULL;
+        if (hit != NULL)
+            found[hit - s->tops] = 1;
+        if (lost_wanted(s, &lt[i]))
+            s->total += lt[i].size < SV_SEG_MAX ? lt[i].size : SV_SEG_MAX;
+    }
+    for (size_t i = 0; i < s->ntops; i++) {
+        if (!found[i]) {
+            problem(s, "block %" PRIu64 ": no lost extender tree starts there", s->tops[i]);
             s->res->t.missing++;
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        const struct scan_lost_tree *t = &lt[i];
-        bool copied = t->entry != 0 && t->entry <= s->nents && s->planned[t->entry];
-        if (lost_asked(s, t->top) || ((s->o->flags & SALVAGE_LOST) && !copied))
-            s->total += t->size < SV_SEG_MAX ? t->size : SV_SEG_MAX;
-    }
+    free(found);
 }
 
 static void carve(struct sv *s)
@@ -3194,6 +3221,7 @@ static enum lanyfs_err write_manifest(struct sv *s, const char *name, const char
 
 static void sv_free(struct sv *s)
 {
+    free(s->tops);
     if (s->path_fd != NULL)
         path_cut(s, 0);
     free(s->path_dir);
