@@ -38,6 +38,7 @@ struct store_db {
     bool readonly;        /* opened with STORE_OPEN_READONLY */
     bool catalogue_done;  /* the lookup tables were written through this handle */
     bool wal_pending;     /* created by this handle, in rollback mode until its first scan */
+    int64_t version;      /* the file's schema version: older only when read-only */
 };
 
 /* ---- the schema ---------------------------------------------------------- */
@@ -733,13 +734,14 @@ static enum lanyfs_err upgrade_schema(const struct store_db *db, int64_t version
  * holds nothing, *old that it holds an older version of the schema; with
  * create, such a file is given the schema, or upgraded to this version.
  */
-static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool *empty,
+static enum lanyfs_err check_schema(struct store_db *db, bool create, bool *empty,
                                     bool *old, struct lanyfs_error *err)
 {
     int64_t version = 0, appid = 0, tables = 0;
     enum lanyfs_err rc;
     *empty = false;
     *old = false;
+    db->version = STORE_SCHEMA_VERSION;
     rc = query_int(db, "PRAGMA user_version", "PRAGMA user_version", NULL, 0, &version, err);
     if (rc == LANYFS_OK)
         rc = query_int(db, "PRAGMA application_id", "PRAGMA application_id", NULL, 0, &appid,
@@ -762,7 +764,13 @@ static enum lanyfs_err check_schema(const struct store_db *db, bool create, bool
         return LANYFS_OK;
     if (version >= 1 && appid == STORE_APPLICATION_ID) {
         *old = true;
-        return create ? upgrade_schema(db, version, err) : LANYFS_OK;
+        db->version = version;
+        if (!create)
+            return LANYFS_OK;
+        rc = upgrade_schema(db, version, err);
+        if (rc == LANYFS_OK)
+            db->version = STORE_SCHEMA_VERSION;
+        return rc;
     }
     if (version != 0 || appid != 0 || tables != 0)
         return lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
@@ -799,7 +807,10 @@ static enum lanyfs_err set_wal(const struct store_db *db, struct lanyfs_error *e
 
 /*
  * Judge the file first, without writing, so that a foreign or newer
- * database is refused untouched.  Then WAL; an empty file also gets the
+ * database is refused untouched.  Read-only, an older file is read as it
+ * is when its tables still answer this version's queries (version 2 lacks
+ * only the lost trees, which it then has none of); older than that, it is
+ * refused until a scan written into it upgrades it.  Then WAL; an empty file also gets the
  * schema, written without syncs (it held nothing to lose) under the write
  * lock, and judged again under that lock, so two tools never both create.
  */
@@ -813,12 +824,12 @@ static enum lanyfs_err open_schema(struct store_db *db, struct lanyfs_error *err
         if (empty)
             rc = lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
                              "%s: empty: not a lanyfs scan database", db->path);
-        else if (old)
+        else if (old && db->version < STORE_READ_OLDEST)
             rc = lanyfs_fail(err, LANYFS_E_VERSION, LANYFS_NO_BLOCK,
-                             "%s: database schema version is older than the version %d this "
-                             "tool reads; write a scan into it once (lanyfs scan --db) to "
-                             "upgrade it",
-                             db->path, STORE_SCHEMA_VERSION);
+                             "%s: database schema version %" PRId64 " is older than the "
+                             "version %d this tool reads; write a scan into it once "
+                             "(lanyfs scan --db) to upgrade it",
+                             db->path, db->version, STORE_READ_OLDEST);
         return rc;
     }
     if (empty)
@@ -907,6 +918,11 @@ enum lanyfs_err store_close(struct store_db *db, struct lanyfs_error *err)
     free(db->path);
     free(db);
     return rc;
+}
+
+int64_t store_schema_version(const struct store_db *db)
+{
+    return db->version;
 }
 
 const char *store_path(const struct store_db *db)
@@ -1921,6 +1937,8 @@ static int lost_tree_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc,
 enum lanyfs_err store_lost_trees(struct store_db *db, int64_t scan_id, store_lost_tree_cb cb,
                                  void *ctx, struct lanyfs_error *err)
 {
+    if (db->version < 3)
+        return LANYFS_OK; /* written before lost trees were kept */
     struct user_ctx c = {.db = db, .name = "SELECT FROM lost_trees", .cb.lost_tree = cb,
                          .ctx = ctx, .scan = scan_id};
     return query_run(db, c.name,
@@ -1933,6 +1951,8 @@ enum lanyfs_err store_lost_tree_blocks(struct store_db *db, int64_t scan_id, uin
                                        store_entry_block_cb cb, void *ctx,
                                        struct lanyfs_error *err)
 {
+    if (db->version < 3)
+        return LANYFS_OK; /* written before lost trees were kept */
     char owner[40];
     snprintf(owner, sizeof(owner), "lost tree %" PRIu64, top);
     struct user_ctx c = {.db = db, .name = "SELECT FROM lost_tree_blocks",

@@ -50,6 +50,9 @@
 #include "scan.h"
 
 #define STORE_SCHEMA_VERSION 3
+/* The oldest version a read-only handle reads as it is (older ones are
+ * refused until a scan written into them upgrades them). */
+#define STORE_READ_OLDEST 2
 #define STORE_APPLICATION_ID 0x594e414c /* "LANY" as the superblock's magic */
 
 struct store_db;
@@ -69,6 +72,9 @@ enum lanyfs_err store_open(const char *path, unsigned flags, struct store_db **o
 enum lanyfs_err store_close(struct store_db *db, struct lanyfs_error *err);
 /* The path the database was opened with. */
 const char *store_path(const struct store_db *db);
+/* The file's schema version: STORE_SCHEMA_VERSION, or an older one (at
+ * least STORE_READ_OLDEST) that a read-only handle reads as it is. */
+int64_t store_schema_version(const struct store_db *db);
 
 /* ---- writing a scan --------------------------------------------------------- */
 

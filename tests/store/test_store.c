@@ -1237,7 +1237,8 @@ START_TEST(t_lost_trees_hostile)
 }
 END_TEST
 
-/* A version 2 file (no lost trees) is upgraded on open; its scans have none. */
+/* A version 2 file (no lost trees) is read as it is read-only, and upgraded
+ * on a read-write open; its scans have no lost trees either way. */
 START_TEST(t_upgrade_v2)
 {
     const char *p = dbpath("v2.db");
@@ -1253,14 +1254,27 @@ START_TEST(t_upgrade_v2)
                 "PRAGMA user_version = 2;"
                 "COMMIT;");
     sqlite3_close(h);
-    /* Read-only, it is refused untouched; read-write, it is upgraded. */
-    expect_refused(p, STORE_OPEN_READONLY, LANYFS_E_VERSION, "write a scan into it once");
+    /* Read-only, it is read as it is (no lost trees) and left untouched. */
+    struct lanyfs_error err;
+    db = open_ok(p, STORE_OPEN_READONLY);
+    ck_assert_int_eq(store_schema_version(db), 2);
+    struct lost_check lc = {.db = db, .scan = id, .r = r};
+    ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
+    ck_assert_uint_eq(lc.n, 0);
+    struct collect c0 = {0};
+    ck_assert_int_eq(store_lost_tree_blocks(db, id, 44, count_extent, &c0, &err), LANYFS_OK);
+    ck_assert_uint_eq(c0.n, 0);
+    check_runs_cover_map(db, id, r);
+    close_ok(db);
     h = raw_open(p);
     ck_assert_int_eq(raw_int(h, "PRAGMA user_version"), 2);
+    ck_assert_int_eq(raw_int(h, "SELECT COUNT(*) FROM sqlite_schema WHERE name = 'lost_trees'"),
+                     0);
     sqlite3_close(h);
+    /* Read-write, it is upgraded. */
     db = open_ok(p, 0);
-    struct lanyfs_error err;
-    struct lost_check lc = {.db = db, .scan = id, .r = r};
+    ck_assert_int_eq(store_schema_version(db), STORE_SCHEMA_VERSION);
+    lc = (struct lost_check){.db = db, .scan = id, .r = r};
     ck_assert_int_eq(store_lost_trees(db, id, check_lost, &lc, &err), LANYFS_OK);
     ck_assert_uint_eq(lc.n, 0);
     struct collect c = {0};
