@@ -1613,13 +1613,21 @@ static int name_cmp(const struct scan_entry_fields *a, const struct scan_entry_f
 }
 
 /*
- * The directory (entry id) a deleted entry was in, 0 when unknown: a tree
- * link of its block that still leads to a live entry on the side the order
- * puts it (left: a greater name) names a former sibling, whose directory
- * it shared.  Links that disagree tell nothing.
+ * The directory (entry id) a deleted entry was in, 0 when unknown.  When
+ * the scan reached it through a live directory's tree (a link the driver
+ * kept to it after freeing it, SPEC-9.12: a rename that replaced it, a
+ * frozen parent), that directory.  Otherwise a tree link of its block that
+ * still leads to a live entry on the side the order puts it (left: a
+ * greater name) names a former sibling, whose directory it shared.  Links
+ * that disagree tell nothing.
  */
 static uint32_t deleted_dir(const struct view *v, const struct scan_entry *x)
 {
+    if (x->parent != 0 && x->parent <= v->nents) {
+        const struct scan_entry *p = &v->ents[x->parent - 1];
+        if (p->id == x->parent && p->state == SCAN_ENTRY_LIVE && scan_entry_is_dir(p))
+            return p->id;
+    }
     uint32_t dir = 0;
     uint64_t links[2] = {x->e.left, x->e.right};
     for (int j = 0; j < 2; j++) {

@@ -512,6 +512,78 @@ START_TEST(lost_trees_recovered)
 }
 END_TEST
 
+/*
+ * A rename that replaced /docs/gone.txt, cut off before its tree change:
+ * the replaced file's data and entry are in the free list (pushed in that
+ * order, SPEC-§8), and its sibling keep.txt still links the entry
+ * (MARK_STALE_TREE).  The scan reached it from /docs, so the deleted copy
+ * is named after /docs, not just "/gone.txt", and its data is intact.
+ */
+START_TEST(deleted_dir_from_stale_link)
+{
+    static uint8_t data[3000];
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    fx_pattern(data, sizeof(data), 5);
+    uint64_t d = fx_mkdir(fx, fx_root(fx), "docs");
+    uint64_t keep = fx_file(fx, d, "keep.txt", "kept", 4);
+    uint64_t f = fx_file(fx, d, "gone.txt", data, sizeof(data));
+    ck_assert(d != 0 && keep != 0 && f != 0);
+    ck_assert_uint_eq(fx_get_right(fx, keep), f); /* the reversed order: a smaller name right */
+    ck_assert_uint_eq(fx_freelist(fx), 1);
+    struct lanyfs_super sb;
+    fx_super_get(fx, &sb);
+    const struct lanyfs_geom *g = fx_geom(fx);
+    uint64_t freed[4];
+    size_t nfreed = 0;
+    for (uint64_t fb = 0; fb < 3; fb++) {
+        uint64_t dblk = fx_file_dblk(fx, f, fb, NULL, NULL);
+        ck_assert_uint_ne(dblk, 0);
+        freed[nfreed++] = dblk;
+    }
+    freed[nfreed++] = f;
+    uint8_t *cb = fx_block(fx, sb.freehead);
+    uint32_t k = 0;
+    while (k < g->chainmax && lanyfs_get_addr(cb + LANYFS_CH_SLOTS + (size_t)k * g->addrlen,
+                                              g->addrlen) != 0)
+        k++;
+    ck_assert_uint_le(k + nfreed, g->chainmax - 1);
+    for (size_t i = 0; i < nfreed; i++)
+        lanyfs_put_addr(cb + LANYFS_CH_SLOTS + (size_t)(k + i) * g->addrlen, g->addrlen,
+                        freed[i]);
+
+    struct run r;
+    memset(&r, 0, sizeof(r));
+    ck_assert_int_eq(u_open_fx_raw(fx, 0, &r.fs, &r.err), LANYFS_OK);
+    ck_assert_int_eq(scan_fs(r.fs, NULL, &r.scan, &r.err), LANYFS_OK);
+    const struct scan_finding *fi;
+    size_t nf = scan_findings(r.scan, &fi), stale = 0;
+    for (size_t i = 0; i < nf; i++)
+        stale += fi[i].code == SCAN_PR_MARK_STALE_TREE && fi[i].block == keep && fi[i].block2 == f;
+    ck_assert_uint_eq(stale, 1);
+    int dfd;
+    char *dir = tmp_dir(&dfd);
+    struct salvage_opts o = {.flags = SALVAGE_DELETED};
+    r.rc = salvage_run(r.scan, r.fs, dfd, &o, &r.res, &r.err);
+    ck_assert_ptr_nonnull(r.res);
+    ck_assert_ptr_null(item_of(r.res, "/gone.txt"));
+    const struct salvage_item *it = item_of(r.res, "/docs/gone.txt");
+    ck_assert_ptr_nonnull(it);
+    ck_assert_int_eq(it->kind, SALVAGE_KIND_DELETED);
+    ck_assert_int_eq(it->status, SALVAGE_EXACT);
+    ck_assert_uint_eq(it->entry_block, f);
+    size_t n = 0;
+    uint8_t *got = slurp(dfd, it->output, &n);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_uint_eq(n, sizeof(data));
+    ck_assert_mem_eq(got, data, sizeof(data));
+    free(got);
+    run_free(&r);
+    tmp_dir_free(dir, dfd);
+    fx_free(fx);
+}
+END_TEST
+
 /* Items of a source. */
 static size_t items_of(const struct salvage_result *res, const char *source)
 {
@@ -623,6 +695,7 @@ static Suite *make(void)
     tcase_add_test(tc, entries_by_id);
     tcase_add_test(tc, lost_trees_recovered);
     tcase_add_test(tc, lost_trees_to_lost);
+    tcase_add_test(tc, deleted_dir_from_stale_link);
     suite_add_tcase(s, tc);
     return s;
 }
