@@ -719,8 +719,13 @@ static enum lanyfs_err write_dir(struct fsck_ctx *c, uint32_t d)
         }
         if (done)
             continue;
-        /* Stuck: park what the first pending write would lose, then make it. */
-        uint32_t w = first_is_root ? FSCK_NONE : first;
+        /* Stuck: park what a pending write would lose, then make it.  While
+         * the directory's pointer is still to be switched, that write is
+         * the switch: what it would lose can always be hung on the new
+         * tree as it stands (its last nodes have empty links), where a
+         * node's write may leave nowhere to park, as when it makes the old
+         * tree's top a leaf: then only that node stays reached. */
+        uint32_t w = first_is_root || root_pending ? FSCK_NONE : first;
         bool parked;
         rc = park_for(&m, w, ep_now, &parked);
         if (rc != LANYFS_OK)
