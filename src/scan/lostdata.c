@@ -18,6 +18,12 @@
  *    one of those orphan extenders, each data block a leaked block nobody
  *    holds; a block is taken by one tree only (a visited bitmap), so
  *    shared or looping slots cannot repeat it;
+ *  - no tree at all when at least as many of its slots name blocks the
+ *    live structures hold as name blocks it takes: that is an old
+ *    extender in a block handed out again before its new contents landed
+ *    (a write's allocations come from the free list, never from another
+ *    file's blocks), and its slots still name the blocks of the file it
+ *    mapped then; it and what it took are leaked blocks, as an empty tree;
  *  - the file it belongs to, when the disk tells: the file entry in the
  *    block just before the top, whose data pointer is 0.  Create writes
  *    the entry, and the file's first write allocates its top extender
@@ -58,6 +64,22 @@ static bool free_for_tree(const struct scan_block *c, enum scan_class cls)
 {
     return c != NULL && c->cls == cls && c->owner == 0 &&
            !(c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED));
+}
+
+/* A block a live structure holds: a slot naming it cannot be a lost write's. */
+static bool held(const struct scan_block *c)
+{
+    switch ((enum scan_class)c->cls) {
+    case SCAN_BLK_SUPER:
+    case SCAN_BLK_DIR:
+    case SCAN_BLK_FILE:
+    case SCAN_BLK_EXTENDER:
+    case SCAN_BLK_DATA:
+    case SCAN_BLK_CHAIN:
+        return true;
+    default:
+        return false;
+    }
 }
 
 static bool bit(const uint64_t *set, uint64_t b)
@@ -108,11 +130,12 @@ static uint64_t tree_size(struct scan_result *r, const struct scan_lost_tree *t,
 
 /*
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
- * into *pairs in file order.  Returns false when memory runs out.
+ * into *pairs in file order; *held_slots counts the slots naming blocks
+ * the live structures hold.  Returns false when memory runs out.
  */
 static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8_t *bufs,
                       struct lpair **pairs, size_t *npairs, size_t *cap, uint64_t **exts,
-                      uint64_t *nexts)
+                      uint64_t *nexts, uint64_t *held_slots)
 {
     const struct lanyfs_geom *g = &r->g;
     struct lframe st[SC_LEVEL_MAX + 1];
@@ -121,6 +144,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8
     *npairs = 0;
     *nexts = 0;
     *exts = NULL;
+    *held_slots = 0;
     unsigned level = r->map[top].index;
     if (level > SC_LEVEL_MAX || sc_read(r, top, bufs, NULL) != LANYFS_OK)
         return true;
@@ -157,6 +181,8 @@ static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8
         if (fb != UINT64_MAX && fb >= r->nblocks)
             fb = UINT64_MAX;
         struct scan_block *c = &r->map[s];
+        if (held(c))
+            (*held_slots)++;
         if (f->level == 0) {
             if (fb == UINT64_MAX || !free_for_tree(c, SCAN_BLK_LEAKED))
                 continue;
@@ -280,11 +306,17 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (sc_stopped(r))
             goto out;
         size_t npairs;
-        uint64_t *exts, nexts;
-        if (!walk_tree(r, blk, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts)) {
+        uint64_t *exts, nexts, held_slots;
+        if (!walk_tree(r, blk, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts, &held_slots)) {
             free(exts);
             ok = sc_oom(r);
             goto out;
+        }
+        if (npairs > 0 && held_slots >= npairs) {
+            /* An old extender, not a write: what it took stays leaked. */
+            for (size_t i = 0; i < npairs; i++)
+                r->map[pairs[i].dblk].flags &= (uint8_t)~SC_BF_LINKED;
+            npairs = 0;
         }
         if (npairs == 0) {
             /* Maps nothing any more: an extender leak (marks.c). */

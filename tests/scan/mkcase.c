@@ -327,6 +327,25 @@ static enum save c_lost_tree(struct base *t)
     return SAVE_LIST;
 }
 
+/*
+ * A block handed out again whose new contents never landed still holds an
+ * old extender: a copy of b.bin's top, its slots naming the data blocks
+ * b.bin owns, and one more slot naming a block nobody holds.  No write was
+ * cut short there: the blocks are leaked, not a lost tree.
+ */
+static enum save c_stale_extender(struct base *t)
+{
+    uint64_t e = fx_alloc(t->fx), spare = fx_alloc(t->fx), from = top(t, t->b);
+    NEED(e != 0 && spare != 0 && fx_ext_level(t->fx, from) == 0);
+    memcpy(fx_block(t->fx, e), fx_block(t->fx, from), fx_blocksize(t->fx));
+    uint32_t k = 0;
+    while (fx_ext_get_slot(t->fx, e, k) != 0)
+        k++;
+    NEED(k > 1);
+    fx_ext_set_slot(t->fx, e, k, spare);
+    return SAVE_LIST;
+}
+
 static enum save c_torn_entry(struct base *t)
 {
     fx_block(t->fx, t->docs)[2000] = 0x41;
@@ -533,6 +552,7 @@ static const struct builder builders[] = {
     {"never-written", base, c_never_written},
     {"unlinked-data", base, c_unlinked_data},
     {"lost-tree", base, c_lost_tree},
+    {"stale-extender", base, c_stale_extender},
     {"torn-entry", NULL, c_torn_entry},
     {"torn-extender", NULL, c_torn_extender},
     {"torn-chain-tail", NULL, c_torn_chain_tail},
