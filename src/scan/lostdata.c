@@ -115,6 +115,20 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
     return x->id;
 }
 
+/* How many slots of the extender at top name blocks the live structures hold. */
+static uint64_t top_holds(struct scan_result *r, uint64_t top, uint8_t *b)
+{
+    uint64_t n = 0;
+    if (sc_read(r, top, b, NULL) != LANYFS_OK)
+        return 0;
+    for (uint32_t k = 0; k < r->g.extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+        const struct scan_block *c = s != 0 ? sc_cell(r, s) : NULL;
+        n += c != NULL && held(c);
+    }
+    return n;
+}
+
 /* Its size in bytes: the blocks mapped, the last one's zero tail left out. */
 static uint64_t tree_size(struct scan_result *r, const struct scan_lost_tree *t, uint8_t *b)
 {
@@ -299,12 +313,17 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 set_bit(child, s);
         }
     }
+    /* Tops whose own slots name no block a live structure holds first, so
+     * that an old extender cannot take the blocks of a real write. */
+    for (int pass = 0; pass < 2; pass++)
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
         if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
             continue;
         if (sc_stopped(r))
             goto out;
+        if ((top_holds(r, blk, b) == 0) != (pass == 0))
+            continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
         if (!walk_tree(r, blk, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts, &held_slots)) {

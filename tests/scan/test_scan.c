@@ -1005,6 +1005,43 @@ START_TEST(lost_trees)
 }
 END_TEST
 
+/*
+ * The lost tree of the test above, with an old extender below its top (in
+ * the wiped entry's block: a block handed out again) that names three of
+ * its data blocks and the data of one.txt and a.txt.  The real tree keeps
+ * all five blocks; the old extender is no tree.  Before, tops were taken
+ * in block order, so the old one took the three and left two.
+ */
+START_TEST(lost_tree_before_old_extender)
+{
+    struct tree t = small(9, 4, 300);
+    uint64_t top = fx_get_subtree(t.fx, t.b);
+    ck_assert_uint_eq(top, t.b + 1);
+    uint64_t want[5];
+    for (uint32_t i = 0; i < 5; i++)
+        want[i] = fx_ext_get_slot(t.fx, top, i);
+    uint8_t *e = fx_block(t.fx, t.b);
+    memset(e, 0, fx_blocksize(t.fx));
+    e[LANYFS_HDR_TYPE] = LANYFS_TYPE_EXT;
+    for (uint32_t k = 0; k < 3; k++)
+        fx_ext_set_slot(t.fx, t.b, k, want[k]);
+    fx_ext_set_slot(t.fx, t.b, 3, fx_file_dblk(t.fx, t.one, 0, NULL, NULL));
+    fx_ext_set_slot(t.fx, t.b, 4, fx_file_dblk(t.fx, t.a, 0, NULL, NULL));
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_lost_tree *lt;
+    ck_assert_uint_eq(scan_lost_trees(r, &lt), 1);
+    ck_assert_uint_eq(lt->top, top);
+    ck_assert_uint_eq(lt->mapped, 5);
+    for (uint32_t i = 0; i < 5; i++)
+        ck_assert_uint_eq(lt->data[i], want[i]);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_LOST_DATA_TREE), 1);
+    const struct scan_block *m = scan_blocks(r);
+    ck_assert_uint_ne(m[fx_file_dblk(t.fx, t.one, 0, NULL, NULL)].cls, SCAN_BLK_LEAKED);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 static Suite *make(void)
 {
     Suite *s = suite_create("scan");
@@ -1030,6 +1067,7 @@ static Suite *make(void)
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, lost_trees);
+    tcase_add_test(tc, lost_tree_before_old_extender);
     tcase_add_test(tc, progress_and_cancel);
     tcase_add_test(tc, image_cut_while_scanning);
     tcase_add_test(tc, random_damage);
