@@ -381,6 +381,7 @@ static void link_lost_tree(struct fsck_ctx *c, const struct scan_result *res, st
     t->e.subtree = lt->top;
     t->e.size = lt->size;
     t->fields_dirty = true;
+    t->adopted = true;
     fsck_note(c, _("entry %" PRIu64 ": data pointer -> %" PRIu64 ", size %" PRIu64), t->block,
               lt->top, lt->size);
 }
@@ -458,6 +459,7 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
             break;
         }
         t->lost_tree = true;
+        t->adopted = true;
         t->moved = true;
         t->to_lostfound = true;
         t->file_allowed = true;

@@ -17,7 +17,9 @@
  *         entry, a chain block) is cleared; slots past the size are
  *         cleared.  With copies allowed, an extender or data block another
  *         file holds is copied into a fresh block and the pointer moved to
- *         the copy; a copied extender is copied whole (its own slots
+ *         the copy, except in a lost tree a file takes (LOST_DATA_TREE,
+ *         UNLINKED_FILE_DATA): such a slot is an old extender's, whose
+ *         blocks the scan left to their holders, and is cleared; a copied extender is copied whole (its own slots
  *         pointing to copies where they are shared).  Slot changes of the
  *         file's own extenders become edits written in place (phase 2);
  *         copies are fresh blocks (phase 1).
@@ -229,6 +231,8 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
         return (struct ref){0};
     bool own = mine(w, blk, w->ekind);
     uint8_t *b = w->buf[depth];
+    if (!own && w->t->adopted && w->allowed && depth > 0 && other_file(w, blk))
+        return (struct ref){0}; /* another file's extender: not the lost tree's */
     if ((!own && !(c->allow_clone && other_file(w, blk))) ||
         !read_ext(w, blk, (int)level, b)) {
         /* Left as it is: count what it may map as backed. */
@@ -262,7 +266,9 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
             if (mine(w, v, w->dkind)) {
                 /* ours */
             } else if (other_file(w, v)) {
-                if (c->allow_clone)
+                if (w->t->adopted && w->allowed)
+                    nv[i].blk = 0; /* another file's block: not the lost tree's */
+                else if (c->allow_clone)
                     nv[i] = copy_data(w, v);
             } else if (c->kind[v] == OWN_KEEP && c->owner[v] == FSCK_NONE) {
                 /* unreadable: kept as it is */
