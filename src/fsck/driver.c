@@ -73,6 +73,7 @@ struct run {
     bool modified;                /* the device was written */
     uint64_t writes;              /* block writes */
     uint64_t lost_found;          /* entries moved to /lost+found */
+    uint64_t lost_root;           /* entries moved to the root: no room for /lost+found */
     bool preen_left;              /* preen met a problem it may not fix */
     char errmsg[512];             /* the first operational error */
 };
@@ -467,9 +468,14 @@ static bool repair(struct run *r, struct scan_result *res)
     if (c->st.writes > 0 && (rc = lanyfs_image_sync(lanyfs_fs_image(r->fs), &c->err)) != LANYFS_OK)
         goto out_err;
     fsck_progress_update(r->prog, 6, 5, 5);
-    for (size_t i = 0; i < c->nte; i++)
-        if (c->te[i].moved && c->te[i].parent == c->lostfound && c->lostfound != FSCK_NONE)
+    for (size_t i = 0; i < c->nte; i++) {
+        if (!c->te[i].moved || c->te[i].parent != c->lostfound || c->lostfound == FSCK_NONE)
+            continue;
+        if (c->lostfound == c->root)
+            r->lost_root++;
+        else
             r->lost_found++;
+    }
     ok = true;
     goto out;
 out_err:
@@ -879,6 +885,14 @@ out:
             else if (!clean)
                 fprintf(r->out, _("\n%s: ********** WARNING: Filesystem still has errors **********\n"),
                         r->dev_esc);
+            if (r->lost_root > 0)
+                fprintf(r->out,
+                        ngettext("%s: no block was free for /lost+found: %" PRIu64
+                                 " entry moved to the root directory instead\n",
+                                 "%s: no block was free for /lost+found: %" PRIu64
+                                 " entries moved to the root directory instead\n",
+                                 r->lost_root),
+                        r->dev_esc, r->lost_root);
             print_summary(r->out, r->dev_esc, &s);
             if (s.undo != NULL) {
                 char *u = fsck_escape(s.undo, strlen(s.undo));

@@ -4,7 +4,9 @@
  * Entries without a directory (orphans, and deleted entries asked back
  * whose directory is gone) go to /lost+found: the directory of that name
  * in the root when there is one, otherwise a new one in a block of the
- * pool (no block, no relinking: the entries then stay where they are).
+ * pool.  On a full stick, with no block for it, they go to the root
+ * directory itself, as e2fsck places lost files in the root when it
+ * cannot make its lost+found: linking them takes no block.
  *
  * Names: in every target directory each child needs a valid name (1..255
  * bytes, no '/', SPEC-§5) and a unique one.  A name that is empty becomes
@@ -53,8 +55,12 @@ enum lanyfs_err fsck_lostfound_prepare(struct fsck_ctx *c)
     if (!c->allow_freelist)
         return LANYFS_OK;
     uint64_t blk = fsck_pool_take(c);
-    if (blk == 0)
+    if (blk == 0) {
+        c->lostfound = c->root;
+        fsck_note(c, _("no block is free for a new /%s: lost entries go to the root directory"),
+                  LOSTFOUND_NAME);
         return LANYFS_OK;
+    }
     struct tentry *t = fsck_te_new(c, blk, LANYFS_TYPE_DIR, LOSTFOUND_NAME, strlen(LOSTFOUND_NAME));
     if (t == NULL)
         return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
