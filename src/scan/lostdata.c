@@ -25,9 +25,13 @@
  *    file's blocks), and its slots still name the blocks of the file it
  *    mapped then; it and what it took are leaked blocks, as an empty tree;
  *  - the file it belongs to, when the disk tells: the file entry in the
- *    block just before the top, whose data pointer is 0.  Create writes
- *    the entry, and the file's first write allocates its top extender
- *    next, from the same free list;
+ *    block just before the top, whose data pointer is 0 and whose counter
+ *    is 0.  Create writes the entry, and the file's first write allocates
+ *    its top extender next, from the same free list; the counter says that
+ *    no writeback of the entry landed since (SPEC-§10).  An entry written
+ *    back with no data pointer may be a file emptied since, its old tree
+ *    freed by writes that did not land: pairing would give it back data
+ *    it dropped, so such a tree stays a lost one;
  *  - its size: the blocks it maps, the last one's trailing zero bytes left
  *    out (a partial page goes out zero-filled past the end of the file).
  *
@@ -110,7 +114,8 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
     if (c == NULL || (c->cls != SCAN_BLK_FILE && c->cls != SCAN_BLK_ORPHAN))
         return 0;
     const struct scan_entry *x = sc_entry(r, c->owner);
-    if (x == NULL || x->block != top - 1 || !scan_entry_is_file(x) || x->e.subtree != 0)
+    if (x == NULL || x->block != top - 1 || !scan_entry_is_file(x) || x->e.subtree != 0 ||
+        x->e.wrcnt != 0)
         return 0;
     return x->id;
 }

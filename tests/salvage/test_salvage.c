@@ -478,6 +478,7 @@ START_TEST(lost_trees_recovered)
     fx_entry_get(fx, a, &e);
     e.subtree = 0;
     e.size = 0;
+    e.wrcnt = 0; /* created, never written back (SPEC-§10) */
     fx_entry_put(fx, a, &e);
     uint64_t btop = fx_get_subtree(fx, b);
     memset(fx_block(fx, b), 0, fx_blocksize(fx));
@@ -614,6 +615,7 @@ START_TEST(lost_trees_to_lost)
     fx_entry_get(fx, a, &e);
     e.subtree = 0;
     e.size = 0;
+    e.wrcnt = 0;
     fx_entry_put(fx, a, &e);
     memset(fx_block(fx, b), 0, fx_blocksize(fx));
 

@@ -1006,7 +1006,39 @@ START_TEST(lost_trees)
 END_TEST
 
 /*
- * The lost tree of the test above, with an old extender below its top (in
+ * The same tree after b.bin's entry was written back with no data pointer
+ * and size 0 (counter 3): a file emptied since, whose old tree's frees did
+ * not land, looks so.  Pairing would give it back data it dropped, so the
+ * tree stays a lost one and the entry keeps its size 0.
+ */
+START_TEST(lost_tree_not_paired_after_writeback)
+{
+    struct tree t = small(9, 4, 300);
+    uint64_t top = fx_get_subtree(t.fx, t.b);
+    ck_assert_uint_eq(top, t.b + 1);
+    struct lanyfs_entry e;
+    fx_entry_get(t.fx, t.b, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = 3;
+    fx_entry_put(t.fx, t.b, &e);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_lost_tree *lt;
+    ck_assert_uint_eq(scan_lost_trees(r, &lt), 1);
+    ck_assert_uint_eq(lt->top, top);
+    ck_assert_uint_eq(lt->entry, 0);
+    const struct scan_entry *b = by_path(r, "/b.bin");
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(scan_lost_tree_of(r, b->id));
+    ck_assert_uint_eq(count_code(r, SCAN_PR_LOST_DATA_TREE), 1);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_UNLINKED_FILE_DATA), 0);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
+/*
+ * The lost tree of lost_trees, with an old extender below its top (in
  * the wiped entry's block: a block handed out again) that names three of
  * its data blocks and the data of one.txt and a.txt.  The real tree keeps
  * all five blocks; the old extender is no tree.  Before, tops were taken
@@ -1068,6 +1100,7 @@ static Suite *make(void)
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, lost_trees);
     tcase_add_test(tc, lost_tree_before_old_extender);
+    tcase_add_test(tc, lost_tree_not_paired_after_writeback);
     tcase_add_test(tc, progress_and_cancel);
     tcase_add_test(tc, image_cut_while_scanning);
     tcase_add_test(tc, random_damage);
