@@ -730,6 +730,40 @@ static enum lanyfs_err upgrade_schema(const struct store_db *db, int64_t version
 }
 
 /*
+ * A file whose tables of scan rows are views (or virtual tables) is no scan
+ * database: the readers' queries would run the file's own SQL, an endless
+ * recursive one as readily as any.  Views of other names (counters) are
+ * never read through.
+ */
+static enum lanyfs_err check_tables(const struct store_db *db, struct lanyfs_error *err)
+{
+    struct stmt s;
+    enum lanyfs_err rc = stmt_prepare(
+        db, &s, "SELECT FROM sqlite_schema",
+        "SELECT name, type FROM sqlite_schema WHERE name IN ('scans', 'findings', 'entries',"
+        " 'entry_blocks', 'block_runs', 'lost_trees', 'lost_tree_blocks') AND (type = 'view'"
+        " OR (type = 'table' AND sql LIKE 'CREATE VIRTUAL%')) LIMIT 1",
+        err);
+    if (rc != LANYFS_OK)
+        return rc;
+    int src = sqlite3_step(s.st);
+    if (src == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(s.st, 0);
+        const unsigned char *type = sqlite3_column_text(s.st, 1);
+        rc = lanyfs_fail(err, LANYFS_E_BADMAGIC, LANYFS_NO_BLOCK,
+                         "%s: not a lanyfs scan database (%s is a %s)", db->path,
+                         name != NULL ? (const char *)name : "a table",
+                         type != NULL && strcmp((const char *)type, "view") == 0
+                             ? "view"
+                             : "virtual table");
+    } else if (src != SQLITE_DONE) {
+        rc = db_fail(db, s.name, src, err);
+    }
+    stmt_finalize(db, &s, &rc, err);
+    return rc;
+}
+
+/*
  * Judge the schema version and application id.  *empty tells that the file
  * holds nothing, *old that it holds an older version of the schema; with
  * create, such a file is given the schema, or upgraded to this version.
@@ -760,6 +794,11 @@ static enum lanyfs_err check_schema(struct store_db *db, bool create, bool *empt
                            "%s: database schema version %" PRId64 " is newer than the version "
                            "%d this tool knows; use a newer lanyfs-tools",
                            db->path, version, STORE_SCHEMA_VERSION);
+    if (version >= 1 && appid == STORE_APPLICATION_ID) {
+        rc = check_tables(db, err);
+        if (rc != LANYFS_OK)
+            return rc;
+    }
     if (version == STORE_SCHEMA_VERSION && appid == STORE_APPLICATION_ID)
         return LANYFS_OK;
     if (version >= 1 && appid == STORE_APPLICATION_ID) {
@@ -1522,6 +1561,33 @@ static uint64_t col_u64(sqlite3_stmt *st, int i)
     return (uint64_t)sqlite3_column_int64(st, i);
 }
 
+/*
+ * Column i as an entry id: an integer of lo..UINT32_MAX, or NULL (0) when
+ * null_ok.  False for anything else: cut to 32 bits (or a real to an
+ * integer), a hostile value would name another entry.
+ */
+static bool col_id32(sqlite3_stmt *st, int i, int64_t lo, bool null_ok, uint32_t *out)
+{
+    int type = sqlite3_column_type(st, i);
+    *out = 0;
+    if (type == SQLITE_NULL)
+        return null_ok;
+    int64_t v = sqlite3_column_int64(st, i);
+    if (type != SQLITE_INTEGER || v < lo || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* Column i as a value of 0..n-1 (an enum's); -1 when it is not one. */
+static int col_enum(sqlite3_stmt *st, int i, int n)
+{
+    int64_t v = sqlite3_column_int64(st, i);
+    if (sqlite3_column_type(st, i) != SQLITE_INTEGER || v < 0 || v >= n)
+        return -1;
+    return (int)v;
+}
+
 static char *dup_or_null(const char *s, bool *oom)
 {
     if (s == NULL)
@@ -1606,8 +1672,12 @@ static int scan_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lan
         oom = true;
     if (label_len > sizeof(s->sb.label))
         label_len = sizeof(s->sb.label);
-    if (label != NULL)
+    if (label != NULL) {
+        const uint8_t *nul = memchr(label, 0, label_len); /* the bytes up to the first NUL */
+        if (nul != NULL)
+            label_len = (size_t)(nul - (const uint8_t *)label);
         memcpy(s->sb.label, label, label_len);
+    }
     s->sb.label_len = label != NULL ? label_len : 0;
     s->summary.dirs = col_u64(st, 30);
     s->summary.files = col_u64(st, 31);
@@ -1623,11 +1693,26 @@ static int scan_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lan
         s->summary.findings_by_severity[k] = col_u64(st, 37 + k);
     s->entries = col_u64(st, 41);
     s->findings = col_u64(st, 42);
+    /* A geometry the scan used: a LanyFS one, as the block size and address length read. */
+    int64_t bs = sqlite3_column_int64(st, 7), al = sqlite3_column_int64(st, 8);
+    const char *why = NULL;
     if (s->started == NULL || s->tool_version == NULL || s->image_path == NULL)
-        oom = true; /* NOT NULL columns */
-    if (oom) {
+        why = "a NULL in a NOT NULL column"; /* col_text set oom for a text that failed */
+    else if (s->have_geometry &&
+             (sqlite3_column_type(st, 7) != SQLITE_INTEGER ||
+              sqlite3_column_type(st, 8) != SQLITE_INTEGER || bs < LANYFS_BLOCKSIZE_MIN ||
+              bs > LANYFS_BLOCKSIZE_MAX || (bs & (bs - 1)) != 0 || al < LANYFS_ADDRLEN_MIN ||
+              al > LANYFS_ADDRLEN_MAX))
+        why = "a geometry no LanyFS has (block_size, address_length)";
+    if (oom || why != NULL) {
+        int64_t id = s->id;
         store_scan_clear(s);
-        *rc = nomem(c->db, "SELECT FROM scans", err);
+        if (oom)
+            *rc = nomem(c->db, "SELECT FROM scans", err);
+        else
+            *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                              "%s: SELECT FROM scans: scan %" PRId64 ": the row has %s",
+                              c->db->path, id, why);
     }
     return 1; /* one row */
 }
@@ -1754,10 +1839,12 @@ struct user_ctx {
     void *ctx;              /* and its context */
     const char *prefix;     /* store_entries: the path prefix */
     size_t prefix_len;      /* its length */
-    uint64_t from;          /* store_block_runs: runs ending before it are skipped */
+    uint64_t from;          /* store_block_runs: runs ending before it are skipped;
+                               store_block_owners: the block */
+    uint64_t to;            /* store_block_runs: runs starting after it are skipped */
     int64_t scan;           /* extents, lost trees: the scan, for errors */
     const char *owner;      /* extents: "entry 7", "lost tree 301", for errors */
-    uint64_t next;          /* extents: the first file block the next may start at */
+    uint64_t next;          /* extents, runs: the first (file) block the next may start at */
 };
 
 static int entry_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
@@ -1773,11 +1860,28 @@ static int entry_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct la
     /* The index delivers paths in order: the first one past the prefix ends it. */
     if (c->prefix_len != 0 && strncmp(e.path, c->prefix, c->prefix_len) != 0)
         return 1;
-    e.id = (uint32_t)sqlite3_column_int64(st, 0);
+    /* What names an entry or is compared with the enums must be what the scan wrote. */
+    int state = col_enum(st, 3, SCAN_ENTRY_ORPHAN + 1);
+    int64_t type = sqlite3_column_int64(st, 4);
+    const char *why = NULL;
+    if (!col_id32(st, 0, 1, false, &e.id))
+        why = "an id outside 1..4294967295";
+    else if (!col_id32(st, 2, 0, true, &e.parent))
+        why = "a parent outside 0..4294967295";
+    else if (state < 0)
+        why = "a state other than live (0), deleted (1) and orphan (2)";
+    else if (sqlite3_column_type(st, 4) != SQLITE_INTEGER ||
+             (type != LANYFS_TYPE_DIR && type != LANYFS_TYPE_FILE))
+        why = "a type other than a directory's and a file's";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ", entry %" PRId64 ": the row has %s",
+                          c->db->path, c->name, c->scan, (int64_t)sqlite3_column_int64(st, 0), why);
+        return 1;
+    }
     e.block = col_u64(st, 1);
-    e.parent = (uint32_t)sqlite3_column_int64(st, 2);
-    e.state = (enum scan_entry_state)sqlite3_column_int64(st, 3);
-    e.type = (uint8_t)sqlite3_column_int64(st, 4);
+    e.state = (enum scan_entry_state)state;
+    e.type = (uint8_t)type;
     e.name = sqlite3_column_blob(st, 5);
     e.name_len = (size_t)sqlite3_column_bytes(st, 5);
     if (e.name == NULL && e.name_len != 0)
@@ -1813,7 +1917,7 @@ enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *
              state == STORE_ANY_STATE ? "" : " AND state = ?3");
     const char *prefix = path_prefix != NULL ? path_prefix : "";
     struct user_ctx c = {.db = db, .name = "SELECT FROM entries", .cb.entry = cb, .ctx = ctx,
-                         .prefix = prefix, .prefix_len = strlen(prefix)};
+                         .prefix = prefix, .prefix_len = strlen(prefix), .scan = scan_id};
     struct val vals[3] = {VI(scan_id), VS(prefix), VI(state)};
     return query_run(db, c.name, sql, vals, state == STORE_ANY_STATE ? 2 : 3, entry_row, &c, err);
 }
@@ -1823,29 +1927,39 @@ enum lanyfs_err store_entries(struct store_db *db, int64_t scan_id, const char *
 #define STORE_STR(x) STORE_STR_(x)
 
 /*
- * A row (file_block, block, count) of entry_blocks or lost_tree_blocks.  The
+ * Why the extent (file_block, block, count) at columns i..i+2 of a row of
+ * entry_blocks or lost_tree_blocks is unusable, NULL when it is not.  The
  * file is as hostile as the disk it describes: a count outside
  * 1..STORE_EXTENT_MAX, an extent at block 0 (the superblock: 0 is a hole),
- * one running past 2^64 on the disk or in the file, or one overlapping the
- * extent before would have a caller read or write blocks the scan never
- * gave, so the query ends there.
+ * one running past 2^64 on the disk or in the file, or (extent_row) one
+ * overlapping the extent before would have a caller read or write blocks
+ * the scan never gave, so the query ends there.
  */
+static const char *extent_why(sqlite3_stmt *st, int i, uint64_t *file_block, uint64_t *block,
+                              uint64_t *count)
+{
+    *file_block = col_u64(st, i);
+    *block = col_u64(st, i + 1);
+    *count = col_u64(st, i + 2);
+    if (sqlite3_column_type(st, i) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, i + 1) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, i + 2) != SQLITE_INTEGER)
+        return "a value that is not an integer";
+    if (*count == 0 || *count > STORE_EXTENT_MAX)
+        return "a count outside 1.." STORE_STR(STORE_EXTENT_MAX);
+    if (*block == 0)
+        return "block 0, which holds the superblock";
+    if (*block > UINT64_MAX - *count || *file_block > UINT64_MAX - *count)
+        return "an end past 2^64";
+    return NULL;
+}
+
 static int extent_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
 {
     struct user_ctx *c = ctx;
-    uint64_t file_block = col_u64(st, 0), block = col_u64(st, 1), count = col_u64(st, 2);
-    const char *why = NULL;
-    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
-        sqlite3_column_type(st, 1) != SQLITE_INTEGER ||
-        sqlite3_column_type(st, 2) != SQLITE_INTEGER)
-        why = "a value that is not an integer";
-    else if (count == 0 || count > STORE_EXTENT_MAX)
-        why = "a count outside 1.." STORE_STR(STORE_EXTENT_MAX);
-    else if (block == 0)
-        why = "block 0, which holds the superblock";
-    else if (block > UINT64_MAX - count || file_block > UINT64_MAX - count)
-        why = "an end past 2^64";
-    else if (file_block < c->next)
+    uint64_t file_block, block, count;
+    const char *why = extent_why(st, 0, &file_block, &block, &count);
+    if (why == NULL && file_block < c->next)
         why = "an overlap with the extent before it";
     if (why != NULL) {
         *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
@@ -1871,23 +1985,43 @@ enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_
                      (struct val[]){VI(scan_id), VI(entry)}, 2, extent_row, &c, err);
 }
 
+/*
+ * A row (entry, file_block, block, count) of entry_blocks that holds block
+ * c->from: the extent is checked as store_entry_blocks checks it, the entry
+ * must be one an id can be, and the file block is reckoned here, in 64
+ * bits (SQL's would turn to a real past 2^63).
+ */
 static int owner_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
 {
-    (void)rc;
-    (void)err;
     struct user_ctx *c = ctx;
-    return c->cb.owner(c->ctx, (uint32_t)sqlite3_column_int64(st, 0), col_u64(st, 1));
+    uint32_t entry;
+    uint64_t file_block, block, count;
+    const char *why = extent_why(st, 1, &file_block, &block, &count);
+    if (why == NULL && !col_id32(st, 0, 1, false, &entry))
+        why = "an entry outside 1..4294967295";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ", entry %" PRId64 ": the extent at file block"
+                          " %" PRIu64 " (block %" PRIu64 ", count %" PRIu64 ") has %s",
+                          c->db->path, c->name, c->scan, (int64_t)sqlite3_column_int64(st, 0),
+                          file_block, block, count, why);
+        return 1;
+    }
+    if (c->from < block || c->from - block >= count)
+        return 0; /* not holding it after all */
+    return c->cb.owner(c->ctx, entry, file_block + (c->from - block));
 }
 
 enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_t block,
                                    store_block_owner_cb cb, void *ctx, struct lanyfs_error *err)
 {
     /* An extent holding block starts at most STORE_EXTENT_MAX - 1 blocks before it. */
-    struct user_ctx c = {.db = db, .cb.owner = cb, .ctx = ctx};
+    struct user_ctx c = {.db = db, .name = "SELECT FROM entry_blocks", .cb.owner = cb,
+                         .ctx = ctx, .scan = scan_id, .from = block};
     if (block > INT64_MAX)
         return LANYFS_OK;
-    return query_run(db, "SELECT FROM entry_blocks",
-                     "SELECT entry, file_block + (?2 - block) FROM entry_blocks WHERE scan = ?1"
+    return query_run(db, c.name,
+                     "SELECT entry, file_block, block, count FROM entry_blocks WHERE scan = ?1"
                      " AND block BETWEEN ?2 - ?3 + 1 AND ?2 AND block + count > ?2"
                      " ORDER BY entry, file_block",
                      (struct val[]){VI(scan_id), VU(block), VI(STORE_EXTENT_MAX)}, 3, owner_row, &c,
@@ -1971,10 +2105,9 @@ static int finding_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct 
     f.seq = col_u64(st, 0);
     f.code = (uint32_t)sqlite3_column_int64(st, 1);
     f.code_name = col_text(st, 2, &oom);
-    int64_t sev = sqlite3_column_int64(st, 3);
-    f.severity = sev >= SCAN_SEV_INFO && sev <= SCAN_SEV_CRITICAL ? (enum scan_severity)sev
-                                                                  : SCAN_SEV_CRITICAL;
-    f.entry = (uint32_t)sqlite3_column_int64(st, 4);
+    /* A severity that is none (a text passes `severity >= ?` too) is the gravest. */
+    int sev = col_enum(st, 3, SCAN_SEV_CRITICAL + 1);
+    f.severity = sev >= 0 ? (enum scan_severity)sev : SCAN_SEV_CRITICAL;
     f.block = col_u64(st, 5);
     f.block2 = col_u64(st, 6);
     f.value = col_u64(st, 7);
@@ -1984,8 +2117,19 @@ static int finding_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct 
     f.path = col_text(st, 11, &oom);
     f.text = col_text(st, 12, &oom);
     f.message = col_text(st, 13, &oom);
-    if (oom || f.code_name == NULL || f.message == NULL) {
+    if (oom) {
         *rc = nomem(c->db, c->name, err);
+        return 1;
+    }
+    const char *why = NULL;
+    if (f.code_name == NULL || f.message == NULL)
+        why = "a NULL in a NOT NULL column"; /* col_text set oom for a text that failed */
+    else if (!col_id32(st, 4, 0, true, &f.entry))
+        why = "an entry outside 0..4294967295";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ", finding %" PRIu64 ": the row has %s",
+                          c->db->path, c->name, c->scan, f.seq, why);
         return 1;
     }
     return c->cb.finding(c->ctx, &f);
@@ -2000,27 +2144,56 @@ enum lanyfs_err store_findings(struct store_db *db, int64_t scan_id, uint32_t co
         " count2, path, text, message FROM findings WHERE scan = ?1 AND severity >= ?2";
     char sql[sizeof(cols) + 64];
     snprintf(sql, sizeof(sql), "%s%s ORDER BY seq", cols, code != 0 ? " AND code = ?3" : "");
-    struct user_ctx c = {.db = db, .name = "SELECT FROM findings", .cb.finding = cb, .ctx = ctx};
+    struct user_ctx c = {.db = db, .name = "SELECT FROM findings", .cb.finding = cb, .ctx = ctx,
+                         .scan = scan_id};
     struct val vals[3] = {VI(scan_id), VI(min_severity), VI(code)};
     return query_run(db, c.name, sql, vals, code != 0 ? 3 : 2, finding_row, &c, err);
 }
 
+/*
+ * A row of block_runs.  The runs of a map never overlap: one of count 0,
+ * running past 2^64, starting inside the run before it (in block order),
+ * of a class scan.h does not have or with an owner outside
+ * 0..UINT32_MAX would have a caller paint, count or name blocks the scan
+ * never gave, so the query ends there.
+ */
 static int run_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
 {
-    (void)rc;
-    (void)err;
     struct user_ctx *c = ctx;
+    int cls = col_enum(st, 2, SCAN_BLK_CLASSES);
     struct store_block_run run = {
         .first = col_u64(st, 0),
         .count = col_u64(st, 1),
-        .cls = (enum scan_class)sqlite3_column_int64(st, 2),
-        .owner = (uint32_t)sqlite3_column_int64(st, 3),
+        .cls = (enum scan_class)cls,
         .flags = (uint8_t)sqlite3_column_int64(st, 4),
         .has_wrcnt = sqlite3_column_type(st, 5) != SQLITE_NULL,
         .wrcnt = (uint16_t)sqlite3_column_int64(st, 5),
     };
-    /* the run before `from` when `from` lies past the map's end */
-    if (run.first + run.count <= c->from)
+    const char *why = NULL;
+    if (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+        sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+        why = "a value that is not an integer";
+    else if (run.count == 0)
+        why = "a count of 0";
+    else if (run.first > UINT64_MAX - run.count)
+        why = "an end past 2^64";
+    else if (run.first < c->next)
+        why = "a first block inside the run before it";
+    else if (cls < 0)
+        why = "a class no block has";
+    else if (!col_id32(st, 3, 0, true, &run.owner))
+        why = "an owner outside 0..4294967295";
+    if (why != NULL) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ": the run at block %" PRIu64
+                          " (count %" PRIu64 ") has %s",
+                          c->db->path, c->name, c->scan, run.first, run.count, why);
+        return 1;
+    }
+    c->next = run.first + run.count;
+    /* the run before `from` when `from` lies past the map's end, and one
+     * past 2^63 the SQL took for a negative number */
+    if (run.first + run.count <= c->from || run.first > c->to)
         return 0;
     return c->cb.run(c->ctx, &run);
 }
@@ -2037,8 +2210,9 @@ enum lanyfs_err store_block_runs(struct store_db *db, int64_t scan_id, uint64_t 
         last = INT64_MAX;
     if (last < first)
         return LANYFS_OK;
-    struct user_ctx c = {.db = db, .cb.run = cb, .ctx = ctx, .from = first};
-    return query_run(db, "SELECT FROM block_runs",
+    struct user_ctx c = {.db = db, .name = "SELECT FROM block_runs", .cb.run = cb, .ctx = ctx,
+                         .from = first, .to = last, .scan = scan_id};
+    return query_run(db, c.name,
                      "SELECT first, count, class, owner, flags, wrcnt FROM block_runs"
                      " WHERE scan = ?1 AND first <= ?3 AND first >= COALESCE((SELECT first"
                      " FROM block_runs WHERE scan = ?1 AND first <= ?2 ORDER BY first DESC"
@@ -2048,24 +2222,40 @@ enum lanyfs_err store_block_runs(struct store_db *db, int64_t scan_id, uint64_t 
 
 static int counter_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lanyfs_error *err)
 {
-    (void)rc;
-    (void)err;
     struct user_ctx *c = ctx;
-    return c->cb.counter(c->ctx, col_u64(st, 0), (enum scan_class)sqlite3_column_int64(st, 1),
+    int cls = col_enum(st, 1, SCAN_BLK_CLASSES);
+    if (cls < 0 || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+        *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                          "%s: %s: scan %" PRId64 ": the counter of block %" PRIu64 " has %s",
+                          c->db->path, c->name, c->scan, col_u64(st, 0),
+                          cls < 0 ? "a class no block has" : "a block that is not an integer");
+        return 1;
+    }
+    return c->cb.counter(c->ctx, col_u64(st, 0), (enum scan_class)cls,
                          (uint16_t)sqlite3_column_int64(st, 2));
 }
 
+/*
+ * The rows of the counters view, read from block_runs itself: the view is
+ * the file's, and a hostile file's view may be any query (an endless one).
+ * Only the blocks store_block_runs can give (0..INT64_MAX: SQL would sort
+ * one past 2^63 first, as a negative number).
+ */
 enum lanyfs_err store_counters(struct store_db *db, int64_t scan_id, int cls, store_counter_cb cb,
                                void *ctx, struct lanyfs_error *err)
 {
-    struct user_ctx c = {.db = db, .cb.counter = cb, .ctx = ctx};
+    struct user_ctx c = {.db = db, .name = "SELECT FROM block_runs", .cb.counter = cb,
+                         .ctx = ctx, .scan = scan_id};
     if (cls == STORE_ANY_CLASS)
-        return query_run(db, "SELECT FROM counters",
-                         "SELECT block, class, wrcnt FROM counters WHERE scan = ? ORDER BY block",
+        return query_run(db, c.name,
+                         "SELECT first, class, wrcnt FROM block_runs WHERE scan = ?"
+                         " AND first BETWEEN 0 AND 9223372036854775807 AND wrcnt IS NOT NULL"
+                         " ORDER BY first",
                          (struct val[]){VI(scan_id)}, 1, counter_row, &c, err);
-    return query_run(db, "SELECT FROM counters",
-                     "SELECT block, class, wrcnt FROM counters WHERE scan = ? AND class = ?"
-                     " ORDER BY block",
+    return query_run(db, c.name,
+                     "SELECT first, class, wrcnt FROM block_runs WHERE scan = ? AND class = ?"
+                     " AND first BETWEEN 0 AND 9223372036854775807 AND wrcnt IS NOT NULL"
+                     " ORDER BY first",
                      (struct val[]){VI(scan_id), VI(cls)}, 2, counter_row, &c, err);
 }
 

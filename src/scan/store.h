@@ -11,8 +11,10 @@
  * Opening: an empty or new file gets the schema; a file of this schema
  * version is used as it is; a newer version is refused (LANYFS_E_VERSION,
  * "use a newer lanyfs-tools"), and so is a file holding other tables or
- * another application id (LANYFS_E_BADMAGIC).  A database written by this
- * tool is opened in WAL mode, so the GUI can read while a scan is written.
+ * another application id, or one whose tables of scan rows are views or
+ * virtual tables, whose SQL the readers would run (LANYFS_E_BADMAGIC).  A
+ * database written by this tool is opened in WAL mode, so the GUI can read
+ * while a scan is written.
  *
  * What is stored and how:
  *  - names (entries.name) and the volume label (scans.sb_label) are BLOBs
@@ -35,9 +37,16 @@
  * Reading: every query of the reader API hands its rows to a callback, one
  * at a time, with pointers into SQLite's row buffers that are valid during
  * that call only; a callback that returns non-zero stops the query, which
- * then returns LANYFS_OK.  Errors come back as enum lanyfs_err with a
- * struct lanyfs_error whose message names the database file and the
- * statement ("scan.db: INSERT INTO entries: database or disk is full").
+ * then returns LANYFS_OK.  A database file is as hostile as the disk it
+ * describes: a row whose values break what this header promises of them
+ * (an id outside 1..UINT32_MAX, a value outside its enum, a NULL where the
+ * schema has NOT NULL, an extent or run that overlaps the one before ...)
+ * ends the query with LANYFS_E_CORRUPT naming the file, the statement, the
+ * scan and the row; text columns are handed on as stored, so a hand-edited
+ * one may hold any bytes up to its NUL.  Errors come back as enum
+ * lanyfs_err with a struct lanyfs_error whose message names the database
+ * file and the statement ("scan.db: INSERT INTO entries: database or disk
+ * is full").
  * A handle is used by one thread at a time.
  */
 #pragma once
@@ -148,8 +157,8 @@ struct store_scan {
     uint64_t image_size;          /* bytes */
     char *image_sha256;           /* hex, NULL when not computed (owned) */
     bool have_geometry;           /* a geometry was read or inferred */
-    uint32_t block_size;          /* bytes; valid with have_geometry */
-    unsigned address_length;      /* bytes; valid with have_geometry */
+    uint32_t block_size;          /* bytes, 512..4096; valid with have_geometry */
+    unsigned address_length;      /* bytes, 1..8; valid with have_geometry */
     uint64_t blocks;              /* blocks of the geometry; valid with have_geometry */
     uint64_t map_blocks;          /* cells of the block map (block_runs cover 0..map_blocks-1) */
     bool geometry_inferred;       /* block 0 was unusable, the geometry was inferred */
@@ -225,7 +234,10 @@ typedef int (*store_entry_block_cb)(void *ctx, uint64_t file_block, uint64_t blo
                                     uint64_t count);
 enum lanyfs_err store_entry_blocks(struct store_db *db, int64_t scan_id, uint32_t entry,
                                    store_entry_block_cb cb, void *ctx, struct lanyfs_error *err);
-/* The entries whose data map holds block, with the file block there: cross-links show twice. */
+/*
+ * The entries whose data map holds block, with the file block there: cross-links show twice.
+ * The extents met are checked as store_entry_blocks checks them (but for overlaps).
+ */
 typedef int (*store_block_owner_cb)(void *ctx, uint32_t entry, uint64_t file_block);
 enum lanyfs_err store_block_owners(struct store_db *db, int64_t scan_id, uint64_t block,
                                    store_block_owner_cb cb, void *ctx, struct lanyfs_error *err);
@@ -271,7 +283,7 @@ struct store_finding {
     uint64_t seq;                /* its place in the scan's findings, 0-based */
     uint32_t code;               /* SCAN_PR_* */
     const char *code_name;       /* "TREE_CYCLE" */
-    enum scan_severity severity; /* the severity the scan gave it */
+    enum scan_severity severity; /* the severity the scan gave it (critical when none) */
     uint32_t entry;              /* the entry concerned, 0 = none */
     uint64_t block;
     uint64_t block2;
@@ -316,6 +328,7 @@ typedef int (*store_block_run_cb)(void *ctx, const struct store_block_run *run);
 /*
  * The runs that hold any block of first..last (inclusive), in block order:
  * the first one may begin before first, the last one end after last.
+ * They never overlap and none ends past 2^64.
  */
 enum lanyfs_err store_block_runs(struct store_db *db, int64_t scan_id, uint64_t first,
                                  uint64_t last, store_block_run_cb cb, void *ctx,
@@ -327,7 +340,10 @@ typedef int (*store_counter_cb)(void *ctx, uint64_t block, enum scan_class cls, 
 
 #define STORE_ANY_CLASS (-1)
 
-/* The write counter of every metadata block of one class (or STORE_ANY_CLASS), by block. */
+/*
+ * The write counter of every metadata block of one class (or STORE_ANY_CLASS),
+ * by block: the runs of block_runs that carry one (what the counters view shows).
+ */
 enum lanyfs_err store_counters(struct store_db *db, int64_t scan_id, int cls, store_counter_cb cb,
                                void *ctx, struct lanyfs_error *err);
 

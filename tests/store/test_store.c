@@ -1139,6 +1139,16 @@ static void expect_corrupt(enum lanyfs_err rc, const struct lanyfs_error *err, c
                   why);
 }
 
+/* Findings: vals[] their severity. */
+static int hostile_finding_severity(void *ctx, const struct store_finding *f)
+{
+    struct collect *c = ctx;
+    if (c->n < 64)
+        c->vals[c->n] = f->severity;
+    c->n++;
+    return 0;
+}
+
 static int ignore_tree(void *ctx, const struct store_lost_tree *t)
 {
     (void)ctx;
@@ -1233,6 +1243,227 @@ START_TEST(t_lost_trees_hostile)
     ck_assert_uint_eq(lc.n, 3);
     close_ok(db);
     scan_result_free(r);
+    free(p);
+}
+END_TEST
+
+/* A copy of the file at p (VACUUM INTO) with sql run on it; its path, owned. */
+static char *edited_copy(const char *p, const char *name, const char *sql, bool one_row)
+{
+    char *keep = strdup(dbpath(name));
+    char vacuum[600];
+    sqlite3 *h = raw_open(p);
+    snprintf(vacuum, sizeof(vacuum), "VACUUM INTO '%s'", keep);
+    raw_exec(h, vacuum);
+    sqlite3_close(h);
+    h = raw_open(keep);
+    raw_exec(h, sql);
+    if (one_row)
+        ck_assert_msg(sqlite3_changes(h) == 1, "%s changed %d rows", sql, sqlite3_changes(h));
+    sqlite3_close(h);
+    return keep;
+}
+
+static int ignore_entry(void *ctx, const struct store_entry *e)
+{
+    (void)ctx;
+    (void)e;
+    return 0;
+}
+
+/*
+ * Rows of every table a reader hands on, changed by hand as fuzz_store
+ * changed them: ids cut to 32 bits would name other entries, states,
+ * types and classes outside their enums would index past tables, runs that
+ * overlap would paint a block twice, a NULL is no lack of memory, and a
+ * geometry no LanyFS has would size the GUI's buffers.
+ */
+START_TEST(t_rows_hostile)
+{
+    char *p = strdup(dbpath("hostile-rows.db"));
+    struct scan_result *r = sample();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "h.img");
+    close_ok(db);
+    scan_result_free(r);
+
+    enum reader { ENTRIES, FINDINGS, RUNS, COUNTERS, OWNERS, SCAN };
+#define LOOSE(t) \
+    "CREATE TABLE fz AS SELECT * FROM " t "; DROP TABLE " t "; ALTER TABLE fz RENAME TO " t "; "
+    static const struct {
+        const char *sql;   /* the change, the last statement changing one row */
+        enum reader rd;    /* the reader that meets it */
+        const char *table; /* its statement */
+        const char *why;   /* in the message */
+    } bad[] = {
+        {"UPDATE entries SET id = 4294967297 WHERE id = 1", ENTRIES, "SELECT FROM entries",
+         "an id outside 1..4294967295"},
+        {"UPDATE entries SET id = 0 WHERE id = 6", ENTRIES, "SELECT FROM entries",
+         "an id outside 1..4294967295"},
+        {"UPDATE entries SET parent = -1 WHERE id = 3", ENTRIES, "SELECT FROM entries",
+         "a parent outside 0..4294967295"},
+        {"UPDATE entries SET state = 3 WHERE id = 5", ENTRIES, "SELECT FROM entries",
+         "a state other than live"},
+        {"UPDATE entries SET state = 1.5 WHERE id = 5", ENTRIES, "SELECT FROM entries",
+         "a state other than live"},
+        {"UPDATE entries SET type = 48 WHERE id = 4", ENTRIES, "SELECT FROM entries",
+         "a type other than a directory's and a file's"},
+        {"UPDATE findings SET entry = 4294967300 WHERE seq = 1", FINDINGS, "SELECT FROM findings",
+         "an entry outside 0..4294967295"},
+        {LOOSE("findings") "UPDATE findings SET message = NULL WHERE seq = 2", FINDINGS,
+         "SELECT FROM findings", "a NULL in a NOT NULL column"},
+        {"UPDATE block_runs SET class = 14 WHERE first = 11", RUNS, "SELECT FROM block_runs",
+         "a class no block has"},
+        {"UPDATE block_runs SET count = 0 WHERE first = 44", RUNS, "SELECT FROM block_runs",
+         "a count of 0"},
+        {"UPDATE block_runs SET count = 3 WHERE first = 8", RUNS, "SELECT FROM block_runs",
+         "a first block inside the run before it"},
+        {"UPDATE block_runs SET count = -1 WHERE first = 44", RUNS, "SELECT FROM block_runs",
+         "an end past 2^64"},
+        {"UPDATE block_runs SET count = 'x' WHERE first = 44", RUNS, "SELECT FROM block_runs",
+         "not an integer"},
+        {"UPDATE block_runs SET owner = 4294967299 WHERE first = 3", RUNS,
+         "SELECT FROM block_runs", "an owner outside 0..4294967295"},
+        {"UPDATE block_runs SET class = -1 WHERE first = 1", COUNTERS, "SELECT FROM block_runs",
+         "a class no block has"},
+        {"UPDATE entry_blocks SET entry = 4294967299 WHERE entry = 3", OWNERS,
+         "SELECT FROM entry_blocks", "an entry outside 1..4294967295"},
+        {"UPDATE entry_blocks SET count = 2000 WHERE entry = 3", OWNERS,
+         "SELECT FROM entry_blocks", "a count outside 1..1024"},
+        {"UPDATE scans SET block_size = 3", SCAN, "SELECT FROM scans",
+         "a geometry no LanyFS has"},
+        {"UPDATE scans SET address_length = 9", SCAN, "SELECT FROM scans",
+         "a geometry no LanyFS has"},
+        {LOOSE("scans") "UPDATE scans SET image_path = NULL", SCAN, "SELECT FROM scans",
+         "a NULL in a NOT NULL column"},
+    };
+#undef LOOSE
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char copy[64];
+        snprintf(copy, sizeof(copy), "hostile-rows-%zu.db", i);
+        char *keep = edited_copy(p, copy, bad[i].sql, true);
+        db = open_ok(keep, STORE_OPEN_READONLY);
+        struct lanyfs_error err;
+        lanyfs_error_clear(&err);
+        struct collect c = {0};
+        struct store_scan sc;
+        enum lanyfs_err rc = LANYFS_OK;
+        switch (bad[i].rd) {
+        case ENTRIES:
+            rc = store_entries(db, id, NULL, STORE_ANY_STATE, ignore_entry, NULL, &err);
+            break;
+        case FINDINGS:
+            rc = store_findings(db, id, 0, SCAN_SEV_INFO, count_finding, &c, &err);
+            break;
+        case RUNS:
+            rc = store_block_runs(db, id, 0, 63, count_run, &c, &err);
+            break;
+        case COUNTERS:
+            rc = store_counters(db, id, STORE_ANY_CLASS, count_counter, &c, &err);
+            break;
+        case OWNERS:
+            rc = store_block_owners(db, id, 6, count_owner, &c, &err);
+            break;
+        case SCAN:
+            rc = store_get_scan(db, id, &sc, &err);
+            break;
+        }
+        expect_corrupt(rc, &err, keep, bad[i].table, bad[i].why, bad[i].sql);
+        close_ok(db);
+        free(keep);
+    }
+    free(p);
+}
+END_TEST
+
+/* Hand-edited rows the readers take as they stand, the right way. */
+START_TEST(t_rows_hand_edited)
+{
+    char *p = strdup(dbpath("edited-rows.db"));
+    struct scan_result *r = sample();
+    struct store_db *db = open_ok(p, 0);
+    int64_t id = add_ok(db, r, "e.img");
+    close_ok(db);
+    scan_result_free(r);
+    struct lanyfs_error err;
+
+    /* A label of bytes with a NUL: the bytes up to it, as store.h says. */
+    char *keep = edited_copy(p, "edited-label.db", "UPDATE scans SET sb_label = x'41420043'", true);
+    db = open_ok(keep, STORE_OPEN_READONLY);
+    struct store_scan sc;
+    ck_assert_int_eq(store_get_scan(db, id, &sc, &err), LANYFS_OK);
+    ck_assert_uint_eq(sc.sb.label_len, 2);
+    ck_assert_int_eq(memcmp(sc.sb.label, "AB", 2), 0);
+    store_scan_clear(&sc);
+    close_ok(db);
+    free(keep);
+
+    /* A severity that is text passes `severity >= 2` in SQL: it is the gravest. */
+    keep = edited_copy(p, "edited-severity.db", "UPDATE findings SET severity = 'x' WHERE seq = 0",
+                       true);
+    db = open_ok(keep, STORE_OPEN_READONLY);
+    struct collect c = {0};
+    ck_assert_int_eq(store_findings(db, id, SCAN_PR_BLOCKS_LEAKED, SCAN_SEV_ERROR,
+                                    hostile_finding_severity, &c, &err),
+                     LANYFS_OK);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.vals[0], SCAN_SEV_CRITICAL);
+    close_ok(db);
+    free(keep);
+
+    /* An extent far up the file: the owner's file block in 64 bits, not SQL's real. */
+    keep = edited_copy(p, "edited-owner.db",
+                       "UPDATE entry_blocks SET file_block = 9223372036854775806 WHERE entry = 3",
+                       true);
+    db = open_ok(keep, STORE_OPEN_READONLY);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_block_owners(db, id, 7, count_owner, &c, &err), LANYFS_OK);
+    ck_assert_uint_eq(c.n, 1);
+    ck_assert_uint_eq(c.ids[0], 3);
+    ck_assert_uint_eq(c.vals[0], (uint64_t)1 << 63);
+    close_ok(db);
+    free(keep);
+
+    /* The counters without their view (or with another one): read from block_runs. */
+    keep = edited_copy(p, "edited-counters.db",
+                       "DROP VIEW counters; CREATE VIEW counters AS WITH RECURSIVE n(x) AS"
+                       " (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT 1 AS scan, x AS block,"
+                       " 2 AS class, 1 AS wrcnt FROM n",
+                       false);
+    db = open_ok(keep, STORE_OPEN_READONLY);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_counters(db, id, STORE_ANY_CLASS, count_counter, &c, &err),
+                     LANYFS_OK);
+    ck_assert_uint_eq(c.n, 10); /* the metadata cells of sample() */
+    close_ok(db);
+    free(keep);
+
+    /* A metadata cell moved past 2^63 (negative in SQL, sorted first): no
+     * counter, as store_block_runs gives no run there. */
+    keep = edited_copy(p, "edited-counter-far.db",
+                       "UPDATE block_runs SET first = -5 WHERE first = 1", true);
+    db = open_ok(keep, STORE_OPEN_READONLY);
+    memset(&c, 0, sizeof(c));
+    ck_assert_int_eq(store_counters(db, id, STORE_ANY_CLASS, count_counter, &c, &err),
+                     LANYFS_OK);
+    ck_assert_uint_eq(c.n, 9);
+    ck_assert_uint_eq(c.vals[0], 0);
+    ck_assert_uint_eq(c.vals[1], 2);
+    close_ok(db);
+    free(keep);
+
+    /* A table of scan rows that is a view (an endless one would never end): refused. */
+    keep = edited_copy(p, "edited-view.db",
+                       "ALTER TABLE entries RENAME TO e2; CREATE VIEW entries AS"
+                       " WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n)"
+                       " SELECT e2.* FROM e2, n",
+                       false);
+    struct store_db *no = NULL;
+    lanyfs_error_clear(&err);
+    ck_assert_int_eq(store_open(keep, STORE_OPEN_READONLY, &no, &err), LANYFS_E_BADMAGIC);
+    ck_assert_ptr_null(no);
+    ck_assert_msg(strstr(err.msg, "entries is a view") != NULL, "%s", err.msg);
+    free(keep);
     free(p);
 }
 END_TEST
@@ -1929,6 +2160,8 @@ static Suite *store_suite(void)
     tcase_add_test(tc, t_lost_trees);
     tcase_add_test(tc, t_lost_trees_failed);
     tcase_add_test(tc, t_lost_trees_hostile);
+    tcase_add_test(tc, t_rows_hostile);
+    tcase_add_test(tc, t_rows_hand_edited);
     tcase_add_test(tc, t_upgrade_v2);
     tcase_add_test(tc, t_progress);
     tcase_add_test(tc, t_indexes);
