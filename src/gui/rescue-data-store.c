@@ -59,6 +59,8 @@ typedef struct {
 typedef struct {
     struct scan_block *cells;  /* borrowed */
     guint64 ncells;
+    const guint32 *ids;        /* database ids by our id - 1, for the owners */
+    guint32 nids;
 } MapCtx;
 
 /* What the lazy loader needs, owned by the RescueData. */
@@ -71,6 +73,8 @@ typedef struct {
 
 typedef struct {
     GArray *blocks;            /* guint64, by file block */
+    guint64 mapped;            /* data blocks in the extents so far */
+    guint64 nblocks;           /* cells of the block map */
 } BlocksCtx;
 
 typedef struct {
@@ -191,10 +195,12 @@ static int on_finding(void *ctx, const struct store_finding *sf)
 static int on_run(void *ctx, const struct store_block_run *run)
 {
     MapCtx *mc = ctx;
+    /* Owners are entry ids like parents and findings': ours, not the database's. */
+    guint32 owner = our_id(mc->ids, mc->nids, run->owner);
 
     for (guint64 b = run->first; b < run->first + run->count && b < mc->ncells; b++) {
         mc->cells[b].cls = (guint8)run->cls;
-        mc->cells[b].owner = run->owner;
+        mc->cells[b].owner = owner;
         mc->cells[b].flags = run->flags;
     }
     return 0;
@@ -212,13 +218,27 @@ static int on_counter(void *ctx, uint64_t block, enum scan_class cls, uint16_t w
     return 0;
 }
 
+/*
+ * The longest data list a scan makes: a file's holds at most 16 cells a
+ * block it maps and 65536 more (files.c), the lost trees' all together two
+ * a block of the map and 1024 more (lostdata.c).
+ */
+static guint64 data_cells_max(guint64 mapped, guint64 nblocks)
+{
+    return MIN(mapped, G_MAXUINT32) * 16 + 65536 + MIN(nblocks, G_MAXUINT32) * 2 + 1024;
+}
+
 static int on_entry_extent(void *ctx, uint64_t file_block, uint64_t block, uint64_t count)
 {
     BlocksCtx *bc = ctx;
 
-    /* A hostile file block number must not make us allocate the universe. */
+    /* A hostile file block number must not make us allocate the universe
+     * (g_array_set_size aborts when it cannot): past what a scan makes, an
+     * extent is left out like one past 2^32. */
+    bc->mapped += count;
     if (count == 0 || file_block >= (guint64)G_MAXUINT32 ||
-        count > (guint64)G_MAXUINT32 - file_block)
+        count > (guint64)G_MAXUINT32 - file_block ||
+        file_block + count > data_cells_max(bc->mapped, bc->nblocks))
         return 0;
     if (file_block + count > bc->blocks->len)
         g_array_set_size(bc->blocks, (guint)(file_block + count));
@@ -248,6 +268,8 @@ static gboolean load_entry_data(RescueData *data, guint32 id, gpointer user_data
     if (e == NULL || (e->lost_top == 0 && id > l->nids))
         return FALSE;
     bc.blocks = g_array_new(FALSE, TRUE, sizeof(guint64));
+    bc.mapped = 0;
+    bc.nblocks = rescue_data_get_n_blocks(data);
     /* A file's own map is empty when a lost tree holds its data. */
     if (e->lost_top != 0)
         rc = store_lost_tree_blocks(l->db, l->scan_id, e->lost_top, on_entry_extent, &bc, &err);
@@ -395,9 +417,21 @@ RescueData *rescue_data_new_from_store(const char *path, gint64 scan_id,
     if (progress != NULL)
         progress(progress_ctx, 0.6);
 
-    /* The block map: runs, then the counters. */
+    /* The block map: runs, then the counters.  Its size is the database's
+     * word: a hand-edited one too big for memory is an error, not an abort. */
     mc.ncells = s->map_blocks;
-    mc.cells = rescue_data_alloc_blocks(data, mc.ncells);
+    mc.cells = g_try_new0(struct scan_block, MAX(mc.ncells, 1));
+    if (mc.cells == NULL) {
+        lanyfs_fail(&err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK,
+                    "%s: scan %" G_GINT64_FORMAT ": a block map of %" G_GUINT64_FORMAT
+                    " blocks does not fit in memory",
+                    path, s->id, mc.ncells);
+        set_store_error(error, path, &err);
+        goto out_fail;
+    }
+    rescue_data_set_blocks(data, mc.cells, mc.ncells, mc.cells, g_free);
+    mc.ids = ids;
+    mc.nids = nids;
     if (mc.ncells > 0) {
         if (store_block_runs(db, s->id, 0, mc.ncells - 1, on_run, &mc, &err) != LANYFS_OK ||
             store_counters(db, s->id, STORE_ANY_CLASS, on_counter, &mc, &err) != LANYFS_OK) {

@@ -30,6 +30,8 @@
 #include "rescue-progress.h"
 #include "store.h"
 
+#include <sqlite3.h>
+
 /* ---- a hand-built RescueData ------------------------------------------------ */
 
 /*
@@ -532,6 +534,75 @@ static void test_from_store(void)
     g_rmdir(dir);
 }
 
+/* fake_result() stored in a new database at db_path, then sql run on it. */
+static void store_edited(const char *db_path, const char *sql)
+{
+    struct scan_result *r = fake_result();
+    struct store_db *db = NULL;
+    struct lanyfs_error err = {0};
+    struct store_scan_meta meta = {.image_path = "/images/stick.img"};
+    sqlite3 *h = NULL;
+
+    g_unlink(db_path);
+    g_assert_cmpint(store_open(db_path, 0, &db, &err), ==, LANYFS_OK);
+    g_assert_cmpint(store_add_scan(db, r, &meta, NULL, &err), ==, LANYFS_OK);
+    g_assert_cmpint(store_close(db, &err), ==, LANYFS_OK);
+    scan_result_free(r);
+    g_assert_cmpint(sqlite3_open(db_path, &h), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_exec(h, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+    g_assert_cmpint(sqlite3_changes(h), ==, 1);
+    g_assert_cmpint(sqlite3_close(h), ==, SQLITE_OK);
+}
+
+/* What the loader takes from a hand-edited database is bounded before use. */
+static void test_from_store_hostile(void)
+{
+    g_autofree char *dir = g_dir_make_tmp("rescue-test-XXXXXX", NULL);
+    g_autofree char *db_path = g_build_filename(dir, "scan.db", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(RescueData) d = NULL;
+    const RescueEntryInfo *e;
+    const guint64 *map = NULL;
+    guint64 nmap = 1;
+
+    /* A block map no memory holds: an error, not an abort. */
+    store_edited(db_path, "UPDATE scans SET map_blocks = 4611686018427387904");
+    d = rescue_data_new_from_store(db_path, 0, NULL, NULL, NULL, &error);
+    g_assert_null(d);
+    g_assert_error(error, G_IO_ERROR, G_IO_ERROR_FAILED);
+    g_assert_nonnull(strstr(error->message, "does not fit in memory"));
+    g_clear_error(&error);
+
+    /* Without the root's row the ids close up: the map's owners follow them. */
+    store_edited(db_path, "DELETE FROM entries WHERE id = 1");
+    d = rescue_data_new_from_store(db_path, 0, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(rescue_data_get_n_entries(d), ==, 2);
+    e = rescue_data_get_entry(d, rescue_data_get_block(d, 12)->owner);
+    g_assert_nonnull(e);
+    g_assert_cmpstr(e->name, ==, "notes, \"draft\".txt");
+    e = rescue_data_get_entry(d, rescue_data_get_block(d, 3)->owner);
+    g_assert_nonnull(e);
+    g_assert_cmpstr(e->name, ==, "old\\xff");
+    g_clear_pointer(&d, rescue_data_unref);
+
+    /* An extent four billion file blocks out is left out, not allocated for. */
+    store_edited(db_path, "UPDATE entry_blocks SET file_block = 4000000000 WHERE entry = 3");
+    d = rescue_data_new_from_store(db_path, 0, NULL, NULL, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_true(rescue_data_get_entry_data(d, 3, &map, &nmap));
+    g_assert_cmpuint(nmap, ==, 0);
+    g_clear_pointer(&d, rescue_data_unref);
+
+    g_unlink(db_path);
+    for (const char *const *suffix = (const char *const[]){"-wal", "-shm", NULL}; *suffix;
+         suffix++) {
+        g_autofree char *side = g_strconcat(db_path, *suffix, NULL);
+        g_unlink(side);
+    }
+    g_rmdir(dir);
+}
+
 /* ---- exports ------------------------------------------------------------------- */
 
 static char *bytes_text(GBytes *b)
@@ -735,6 +806,7 @@ int main(int argc, char **argv)
     g_test_add_func("/data/text", test_text);
     g_test_add_func("/data/from-scan", test_from_scan);
     g_test_add_func("/data/from-store", test_from_store);
+    g_test_add_func("/data/from-store-hostile", test_from_store_hostile);
     g_test_add_func("/data/lost-trees", test_lost_trees);
     g_test_add_func("/files-model/filters-and-search", test_files_model);
     g_test_add_func("/files-model/sorted-levels", test_files_model_sorted);
