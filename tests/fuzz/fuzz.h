@@ -81,3 +81,57 @@ void fuzz_check_printable(const char *what, const char *text, size_t n);
 const char *fuzz_tmp_root(const char *name);
 /* Remove everything inside directory fd (not following links). */
 void fuzz_rm_inside(int fd);
+
+/* ---- fuzz_store: programs of edits to a scan database ------------------------ */
+
+/*
+ * fuzz_store reads its input as a program of edits, each an opcode byte
+ * (taken modulo FZS_OPS) and its operands; a program ends with the input.
+ * Operands: T a table (a byte, modulo the tables of fuzz_store_tables), R a
+ * row (two bytes, little-endian, modulo the table's rows in key order), C a
+ * column (a byte, modulo the table's columns), V a value (a kind byte,
+ * modulo FZS_VALUES, and its bytes).
+ */
+enum fuzz_store_op {
+    FZS_SET,     /* T R C V: UPDATE one row's column */
+    FZS_SET_ALL, /* T C V: UPDATE the column of every row */
+    FZS_ADD,     /* T R C V: one row's column += V (an integer) */
+    FZS_DUP,     /* T R C V: INSERT a copy of a row with column C set to V */
+    FZS_DEL,     /* T R: DELETE a row */
+    FZS_PRAGMA,  /* which V: 0 user_version, 1 application_id, 2 journal_mode */
+    FZS_DROP,    /* object: a table of fuzz_store_tables, then the indexes, the counters view */
+    FZS_LOOSEN,  /* T: the table made again by CREATE TABLE AS: no key, no NOT NULL, no index */
+    FZS_VIEW,    /* T how: the table renamed, a view in its place (how & 1: an endless one) */
+    FZS_POKE,    /* offset (three bytes) byte: the file's byte at offset, once SQLite is done */
+    FZS_OPS
+};
+
+enum fuzz_store_value {
+    FZS_V_NULL,    /* no bytes */
+    FZS_V_I8,      /* one byte, signed */
+    FZS_V_SPECIAL, /* one byte: an index into a table of boundary integers */
+    FZS_V_I64,     /* eight bytes, little-endian */
+    FZS_V_TEXT,    /* a length byte (modulo 64) and the bytes, bound as TEXT as they are */
+    FZS_V_BLOB,    /* a length byte (modulo 64) and the bytes */
+    FZS_V_REAL,    /* one byte, signed, divided by 4 */
+    FZS_V_REAL8,   /* eight bytes: a double's bits */
+    FZS_VALUES
+};
+
+/* A table fuzz_store edits. */
+struct fuzz_store_table {
+    const char *name;        /* its name */
+    const char *key;         /* the columns that name one row: "rowid" or its primary key */
+    const char *const *cols; /* its columns, in order */
+    unsigned ncols;          /* how many */
+};
+
+/* The tables of the scan database (and sqlite_stat1), in operand order. */
+extern const struct fuzz_store_table fuzz_store_tables[];
+extern const unsigned fuzz_store_ntables;
+/* The indexes FZS_DROP may drop after the tables, then the counters view. */
+extern const char *const fuzz_store_indexes[];
+extern const unsigned fuzz_store_nindexes;
+
+/* Hand each seed program of fuzz_store (and its regressions) to cb.  Returns how many. */
+int fuzz_store_seeds(fuzz_seed_cb cb, void *ctx);

@@ -1,11 +1,12 @@
 /*
  * fuzz_main.c -- a standalone driver for the fuzz targets, without libFuzzer.
  *
- *   fuzz_X_smoke [--fixtures] [FILE | DIR]...
+ *   fuzz_X_smoke [--fixtures] [--store-seeds] [FILE | DIR]...
  *
  * Feeds each FILE, and each regular file directly inside each DIR (sorted
  * by name), to LLVMFuzzerTestOneInput; --fixtures also feeds the crafted
- * seeds of seeds.c.  Exits 0 when every input ran, 1 when an input could
+ * seeds of seeds.c, --store-seeds the edit programs of store_seeds.c
+ * (fuzz_store's).  Exits 0 when every input ran, 1 when an input could
  * not be read; a broken promise aborts inside the target.  This is how the
  * fuzz targets run as ordinary tests (suite 'fuzz-smoke') and how a crash
  * file from libFuzzer is replayed under a debugger.
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
         struct stat st;
         if (strcmp(argv[i], "--fixtures") == 0)
             fuzz_seeds(run_seed, NULL);
+        else if (strcmp(argv[i], "--store-seeds") == 0)
+            fuzz_store_seeds(run_seed, NULL);
         else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
             rc |= run_dir(argv[i]);
         else

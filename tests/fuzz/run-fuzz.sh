@@ -11,7 +11,8 @@
 # images of several geometries in both writer modes, whole and cut at a
 # torn write (lanyfs simulate and replay); the write-log target gets the
 # simulator's logs, fuzz_undo the undo files of fsck-lanyfs -y repairs of
-# the torn images.  Each target then runs on its own corpus directory
+# the torn images, fuzz_store the edit programs of store_seeds.c
+# (fuzz_mkseeds --store).  Each target then runs on its own corpus directory
 # (BUILD/fuzz-corpus/TARGET, kept between runs) seeded with these, two
 # targets at a time (the machine's cores).
 #
@@ -36,8 +37,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$src/tests/fuzz/lsan.supp}
 export TZ=UTC LC_ALL=C
 
-# fuzz_salvage and fuzz_wear write into a folder of TMPDIR, on a tmpfs when
-# there is one; libFuzzer's exit skips their cleanup, so it goes with this one.
+# fuzz_salvage, fuzz_wear and fuzz_store write into a folder of TMPDIR, on a
+# tmpfs when there is one; libFuzzer's exit skips their cleanup, so it goes
+# with this one.
 shm=/dev/shm
 [ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
 TMPDIR=$(mktemp -d "$shm/lanyfs-fuzz.XXXXXX")
@@ -49,6 +51,7 @@ mkdir -p "$seeds/images" "$seeds/logs" "$arts" "$logs"
 
 # ---- seeds ---------------------------------------------------------------
 "$fz/fuzz_mkseeds" "$seeds/images" >/dev/null
+"$fz/fuzz_mkseeds" --store "$seeds/store" >/dev/null
 if [ -d "$corpus" ]; then
   cp "$corpus"/*.img "$seeds/images/"
 else
@@ -98,6 +101,7 @@ targets=(
   "repair images 262144"
   "salvage images 262144"
   "wear images 262144"
+  "store store 4096"
 )
 
 run_one() {
