@@ -293,11 +293,12 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t words = r->nblocks / 64 + 1;
     uint64_t *child = calloc((size_t)words, sizeof(*child));
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
+    uint64_t *later = calloc((size_t)words, sizeof(*later)); /* tops naming held blocks */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
     struct lpair *pairs = NULL;
     size_t cap = 0;
     bool ok = false;
-    if (child == NULL || seen == NULL || bufs == NULL) {
+    if (child == NULL || seen == NULL || later == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -327,7 +328,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         if (sc_stopped(r))
             goto out;
-        if ((top_holds(r, blk, b) == 0) != (pass == 0))
+        if (pass == 0 && top_holds(r, blk, b) != 0) {
+            set_bit(later, blk);
+            continue;
+        }
+        if (pass == 1 && !bit(later, blk))
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
@@ -367,6 +372,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
 out:
     free(child);
     free(seen);
+    free(later);
     free(bufs);
     free(pairs);
     return ok;

@@ -21,6 +21,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Report a broken promise of the core and abort. */
 __attribute__((noreturn, format(printf, 1, 2))) void fuzz_fail(const char *fmt, ...);
 
+/* Input bytes, read one at a time; zeros once they run out. */
+struct fuzz_in {
+    const uint8_t *p;
+    size_t n, at;
+};
+
+static inline uint8_t fuzz_take(struct fuzz_in *s)
+{
+    return s->at < s->n ? s->p[s->at++] : 0;
+}
+
+/* The next bytes (at most 8) as a little-endian number. */
+static inline uint64_t fuzz_take_le(struct fuzz_in *s, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)fuzz_take(s) << (8 * i);
+    return v;
+}
+
 #define FUZZ_CHECK(cond, ...)            \
     do {                                 \
         if (!(cond))                     \

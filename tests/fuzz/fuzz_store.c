@@ -161,24 +161,6 @@ static void write_work(void)
 
 /* ---- the edits ------------------------------------------------------------------ */
 
-struct rd {
-    const uint8_t *p;
-    size_t n, i;
-};
-
-static uint8_t byte(struct rd *r)
-{
-    return r->i < r->n ? r->p[r->i++] : 0;
-}
-
-static uint64_t bytes_le(struct rd *r, int n)
-{
-    uint64_t v = 0;
-    for (int k = 0; k < n; k++)
-        v |= (uint64_t)byte(r) << (8 * k);
-    return v;
-}
-
 static const int64_t special[] = {
     0, 1, -1, 2, 3, 13, 14, 255, 256, 1023, 1024, 1025, 4096, 65535, 65536,
     INT32_MAX, (int64_t)INT32_MAX + 1, UINT32_MAX, (int64_t)UINT32_MAX + 1,
@@ -193,36 +175,36 @@ struct value {
     size_t len;
 };
 
-static void read_value(struct rd *r, struct value *v)
+static void read_value(struct fuzz_in *r, struct value *v)
 {
     memset(v, 0, sizeof(*v));
-    v->kind = (enum fuzz_store_value)(byte(r) % FZS_VALUES);
+    v->kind = (enum fuzz_store_value)(fuzz_take(r) % FZS_VALUES);
     switch (v->kind) {
     case FZS_V_NULL:
     case FZS_VALUES:
         break;
     case FZS_V_I8:
-        v->i = (int8_t)byte(r);
+        v->i = (int8_t)fuzz_take(r);
         break;
     case FZS_V_SPECIAL:
-        v->i = special[byte(r) % (sizeof(special) / sizeof(special[0]))];
+        v->i = special[fuzz_take(r) % (sizeof(special) / sizeof(special[0]))];
         break;
     case FZS_V_I64:
-        v->i = (int64_t)bytes_le(r, 8);
+        v->i = (int64_t)fuzz_take_le(r, 8);
         break;
     case FZS_V_TEXT:
     case FZS_V_BLOB:
-        v->len = byte(r) % 64;
-        if (v->len > r->n - r->i)
-            v->len = r->n - r->i;
-        v->b = r->p + r->i;
-        r->i += v->len;
+        v->len = fuzz_take(r) % 64;
+        if (v->len > r->n - r->at)
+            v->len = r->n - r->at;
+        v->b = r->p + r->at;
+        r->at += v->len;
         break;
     case FZS_V_REAL:
-        v->d = (int8_t)byte(r) / 4.0;
+        v->d = (int8_t)fuzz_take(r) / 4.0;
         break;
     case FZS_V_REAL8: {
-        uint64_t bits = bytes_le(r, 8);
+        uint64_t bits = fuzz_take_le(r, 8);
         memcpy(&v->d, &bits, sizeof(v->d));
         break;
     }
@@ -333,7 +315,7 @@ struct poke {
  */
 static sqlite3 *apply_edits(const uint8_t *data, size_t size)
 {
-    struct rd r = {data, size, 0};
+    struct fuzz_in r = {data, size, 0};
     struct poke pokes[MAX_POKES];
     size_t npokes = 0;
     unsigned viewed = 0; /* tables now views: edits leave them alone */
@@ -343,8 +325,8 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
     sqlite3_progress_handler(h, 1000, raw_progress, NULL);
     /* Renames leave views alone, even those that name a dropped table. */
     raw_exec(h, "PRAGMA legacy_alter_table = ON; PRAGMA synchronous = OFF");
-    for (int e = 0; e < MAX_EDITS && r.i < r.n; e++) {
-        enum fuzz_store_op o = (enum fuzz_store_op)(byte(&r) % FZS_OPS);
+    for (int e = 0; e < MAX_EDITS && r.at < r.n; e++) {
+        enum fuzz_store_op o = (enum fuzz_store_op)(fuzz_take(&r) % FZS_OPS);
         char sql[2048];
         struct value v;
         switch (o) {
@@ -353,10 +335,10 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
         case FZS_DUP:
         case FZS_DEL:
         case FZS_SET_ALL: {
-            unsigned ti = byte(&r) % fuzz_store_ntables;
+            unsigned ti = fuzz_take(&r) % fuzz_store_ntables;
             const struct fuzz_store_table *t = &fuzz_store_tables[ti];
-            uint64_t row = o != FZS_SET_ALL ? bytes_le(&r, 2) : 0;
-            unsigned c = o != FZS_DEL ? byte(&r) % t->ncols : 0;
+            uint64_t row = o != FZS_SET_ALL ? fuzz_take_le(&r, 2) : 0;
+            unsigned c = o != FZS_DEL ? fuzz_take(&r) % t->ncols : 0;
             if (o != FZS_DEL)
                 read_value(&r, &v);
             if (viewed & (1u << ti))
@@ -400,7 +382,7 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
             break;
         }
         case FZS_PRAGMA: {
-            unsigned which = byte(&r) % 3;
+            unsigned which = fuzz_take(&r) % 3;
             read_value(&r, &v);
             int64_t x = value_int(&v);
             if (which == 0)
@@ -413,7 +395,7 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
             break;
         }
         case FZS_DROP: {
-            unsigned k = byte(&r) % (fuzz_store_ntables + fuzz_store_nindexes + 1);
+            unsigned k = fuzz_take(&r) % (fuzz_store_ntables + fuzz_store_nindexes + 1);
             if (k < fuzz_store_ntables)
                 snprintf(sql, sizeof(sql), "DROP %s \"%s\"",
                          viewed & (1u << k) ? "VIEW" : "TABLE", fuzz_store_tables[k].name);
@@ -426,7 +408,7 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
             break;
         }
         case FZS_LOOSEN: {
-            unsigned ti = byte(&r) % fuzz_store_ntables;
+            unsigned ti = fuzz_take(&r) % fuzz_store_ntables;
             const char *name = fuzz_store_tables[ti].name;
             if (viewed & (1u << ti) || ti == fuzz_store_ntables - 1) /* not sqlite_stat1 */
                 break;
@@ -440,8 +422,8 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
             break;
         }
         case FZS_VIEW: {
-            unsigned ti = byte(&r) % (fuzz_store_ntables + 1);
-            bool endless = byte(&r) & 1;
+            unsigned ti = fuzz_take(&r) % (fuzz_store_ntables + 1);
+            bool endless = fuzz_take(&r) & 1;
             const char *rows = endless ? "WITH RECURSIVE fz_n(x) AS (SELECT 1 UNION ALL"
                                          " SELECT x + 1 FROM fz_n) SELECT fz_r.* FROM"
                                        : "SELECT fz_r.* FROM";
@@ -472,8 +454,8 @@ static sqlite3 *apply_edits(const uint8_t *data, size_t size)
             break;
         }
         case FZS_POKE: {
-            uint32_t off = (uint32_t)bytes_le(&r, 3);
-            uint8_t b = byte(&r);
+            uint32_t off = (uint32_t)fuzz_take_le(&r, 3);
+            uint8_t b = fuzz_take(&r);
             if (npokes < MAX_POKES)
                 pokes[npokes++] = (struct poke){off, b};
             break;

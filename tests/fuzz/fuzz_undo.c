@@ -46,25 +46,6 @@ static void check_msg(const struct lanyfs_error *err)
     FUZZ_CHECK(err->msg[0] != '\0', "empty error message for code %d", err->code);
 }
 
-/* Input bytes, read one at a time; zeros once they run out. */
-struct src {
-    const uint8_t *p;
-    size_t n, at;
-};
-
-static uint8_t take(struct src *s)
-{
-    return s->at < s->n ? s->p[s->at++] : 0;
-}
-
-static uint64_t take_le(struct src *s, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++)
-        v |= (uint64_t)take(s) << (8 * i);
-    return v;
-}
-
 /* A growing output buffer. */
 struct out {
     uint8_t *p;
@@ -92,70 +73,70 @@ static void le(uint8_t *b, uint64_t v, int bytes)
 }
 
 /* Build an undo file from the recipe in s; returns its size in o. */
-static void build(struct src *s, struct out *o, uint32_t *bs_out, uint64_t *dev_out)
+static void build(struct fuzz_in *s, struct out *o, uint32_t *bs_out, uint64_t *dev_out)
 {
-    uint8_t flags = take(s);
-    uint32_t bs = 512u << (take(s) & 3);
-    uint64_t dev_blocks = 1 + take(s) % 64;
+    uint8_t flags = fuzz_take(s);
+    uint32_t bs = 512u << (fuzz_take(s) & 3);
+    uint64_t dev_blocks = 1 + fuzz_take(s) % 64;
     uint64_t dev = dev_blocks * bs;
     if (flags & 0x01)
-        dev += take(s); /* a size that is no multiple of the block size */
+        dev += fuzz_take(s); /* a size that is no multiple of the block size */
     uint8_t h[HEADER];
     memset(h, 0, sizeof(h));
     memcpy(h, "LANYUNDO", 8);
-    le(h + 8, (flags & 0x02) ? take(s) : 1, 4);
-    le(h + 12, (flags & 0x04) ? take(s) : HEADER, 4);
-    le(h + 16, (flags & 0x08) ? take_le(s, 2) : bs, 4);
+    le(h + 8, (flags & 0x02) ? fuzz_take(s) : 1, 4);
+    le(h + 12, (flags & 0x04) ? fuzz_take(s) : HEADER, 4);
+    le(h + 16, (flags & 0x08) ? fuzz_take_le(s, 2) : bs, 4);
     if (flags & 0x10)
-        h[20 + take(s) % 4] = take(s);
+        h[20 + fuzz_take(s) % 4] = fuzz_take(s);
     le(h + 24, dev, 8);
-    le(h + 32, take_le(s, 2), 8);
+    le(h + 32, fuzz_take_le(s, 2), 8);
     for (int i = 0; i < 32; i++)
-        h[40 + i] = take(s);
-    le(h + 72, take_le(s, 4), 8);
+        h[40 + i] = fuzz_take(s);
+    le(h + 72, fuzz_take_le(s, 4), 8);
     if (flags & 0x20)
-        h[80 + take(s) % 16] = take(s);
+        h[80 + fuzz_take(s) % 16] = fuzz_take(s);
     lanyfs_sha256(h, 96, h + 96);
     if (flags & 0x40)
-        h[96 + take(s) % 32] ^= 1;
+        h[96 + fuzz_take(s) % 32] ^= 1;
     put(o, h, sizeof(h));
 
     uint8_t *payload = malloc(48 + 4096);
     FUZZ_CHECK(payload != NULL, "out of memory");
-    int records = take(s) % 24;
+    int records = fuzz_take(s) % 24;
     for (int r = 0; r < records && s->at < s->n; r++) {
-        uint8_t rf = take(s);
-        uint8_t kind = (rf & 0x80) ? take(s) : (uint8_t)(1 + rf % 3);
+        uint8_t rf = fuzz_take(s);
+        uint8_t kind = (rf & 0x80) ? fuzz_take(s) : (uint8_t)(1 + rf % 3);
         size_t len;
         switch (kind) {
         case 1: len = 40 + bs; break;
         case 2: len = 48; break;
         case 3: len = 16; break;
-        default: len = take(s); break;
+        default: len = fuzz_take(s); break;
         }
         if (rf & 0x40)
-            len = (len + take(s)) & 0x1fff;
+            len = (len + fuzz_take(s)) & 0x1fff;
         if (len > 48 + 4096)
             len = 48 + 4096;
         memset(payload, 0, len);
         if (len >= 8)
-            le(payload, take(s) % (dev_blocks + 2), 8); /* block, or a count */
+            le(payload, fuzz_take(s) % (dev_blocks + 2), 8); /* block, or a count */
         if (kind == 1 && len >= 40) {
             for (size_t i = 40; i < len; i++)
-                payload[i] = (rf & 0x20) ? take(s) : (uint8_t)(i * 7);
+                payload[i] = (rf & 0x20) ? fuzz_take(s) : (uint8_t)(i * 7);
             lanyfs_sha256(payload + 40, len - 40, payload + 8);
             if (rf & 0x10)
                 payload[8] ^= 1;
         } else if (kind == 2 && len >= 48) {
-            le(payload + 8, take(s) % 8, 8);
+            le(payload + 8, fuzz_take(s) % 8, 8);
             for (int i = 0; i < 32; i++)
-                payload[16 + i] = take(s);
+                payload[16 + i] = fuzz_take(s);
         } else if (kind == 3 && len >= 16) {
-            le(payload + 8, take(s) % 8, 8);
+            le(payload + 8, fuzz_take(s) % 8, 8);
         }
         uint8_t head[REC_HEAD] = {kind, 0, 0, 0};
         if (rf & 0x08)
-            head[1 + take(s) % 3] = 1;
+            head[1 + fuzz_take(s) % 3] = 1;
         le(head + 4, len, 4);
         struct lanyfs_sha256 c;
         uint8_t sum[REC_SUM];
@@ -171,7 +152,7 @@ static void build(struct src *s, struct out *o, uint32_t *bs_out, uint64_t *dev_
     }
     free(payload);
     if ((flags & 0x80) && o->n > HEADER)
-        o->n = HEADER + take_le(s, 2) % (o->n - HEADER + 1); /* cut anywhere */
+        o->n = HEADER + fuzz_take_le(s, 2) % (o->n - HEADER + 1); /* cut anywhere */
     *bs_out = bs;
     *dev_out = dev;
 }
@@ -268,7 +249,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size > ((size_t)1 << 20))
         return 0;
     run(data, size, size, data, size);
-    struct src s = {data, size, 0};
+    struct fuzz_in s = {data, size, 0};
     struct out o = {NULL, 0, 0};
     uint32_t bs = 0;
     uint64_t dev = 0;
