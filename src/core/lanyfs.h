@@ -90,6 +90,8 @@ void lanyfs_ts_decode(struct lanyfs_ts *ts, const uint8_t *p);
 void lanyfs_ts_encode(const struct lanyfs_ts *ts, uint8_t *p);
 /* All named fields zero (the reserved bytes may hold anything, SPEC-§9.16). */
 bool lanyfs_ts_is_unset(const struct lanyfs_ts *ts);
+/* The same named fields (the reserved bytes are not compared). */
+bool lanyfs_ts_same(const struct lanyfs_ts *a, const struct lanyfs_ts *b);
 /* Every field within its range. */
 bool lanyfs_ts_is_valid(const struct lanyfs_ts *ts);
 /* UTC fields from t, the given offset stored beside them. */

@@ -48,6 +48,13 @@ bool lanyfs_ts_is_unset(const struct lanyfs_ts *ts)
            ts->second == 0 && ts->nsec == 0 && ts->offset == 0;
 }
 
+bool lanyfs_ts_same(const struct lanyfs_ts *a, const struct lanyfs_ts *b)
+{
+    return a->year == b->year && a->month == b->month && a->day == b->day &&
+           a->hour == b->hour && a->minute == b->minute && a->second == b->second &&
+           a->nsec == b->nsec && a->offset == b->offset;
+}
+
 static bool is_leap(int64_t y)
 {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;

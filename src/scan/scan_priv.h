@@ -73,11 +73,16 @@ struct sc_dupkey {
     uint64_t hash;   /* FNV-1a of its name, with the length */
 };
 
+/* sc_aux.tw */
+#define SC_TW_ORDER_BAD 0x01 /* its name broke the order where first reached */
+#define SC_TW_MOVED 0x02     /* moved to the other tree of a rename caught halfway */
+
 struct sc_aux {
     uint64_t from;          /* block of the node whose link reached it, 0 for a root */
     uint8_t link;           /* enum sc_link */
     bool via_stale;         /* reached through a freed node (a frozen parent's stale link) */
     bool path_set;          /* sweep: the orphan's path and parent are final */
+    uint8_t tw;             /* tree walk: SC_TW_* */
     uint32_t depth;         /* directory nesting of its directory (root = 0) */
     /* files.c, for the size judgments of marks.c */
     bool walked;            /* its extender tree was walked */
@@ -193,6 +198,10 @@ struct scan_result {
 
     /* Once-only findings */
     bool too_deep_reported;        /* TREE_TOO_DEEP */
+
+    /* Entries the tree walk moved to the tree a rename left them in (tree.c) */
+    uint32_t tree_moves;           /* moves made; their paths are redone after the walk */
+    uint64_t tree_move_steps;      /* parent links followed to rule out cycles, capped */
     size_t unreadable_reported;    /* BLOCK_UNREADABLE findings so far (capped) */
 
     /* Reads */

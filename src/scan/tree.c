@@ -84,6 +84,25 @@ static bool check_time(struct scan_result *r, uint32_t id, const char *field,
                      x->path, "%s %s", field, buf);
 }
 
+/* Does x's name lie within the bounds its ancestors in frame f set (the
+ * reversed order: greater names left)?  When not, *bound names the block of
+ * the ancestor it crosses. */
+static bool in_bounds(struct scan_result *r, const struct scan_entry *x, const struct tframe *f,
+                      uint64_t *bound)
+{
+    const struct scan_entry *lo = sc_entry(r, f->lo), *hi = sc_entry(r, f->hi);
+    bool ok = true;
+    if (lo != NULL && lanyfs_name_cmp(lo->e.name, x->e.name, x->e.name_len) > 0) {
+        ok = false;
+        *bound = lo->block;
+    }
+    if (hi != NULL && lanyfs_name_cmp(hi->e.name, x->e.name, x->e.name_len) < 0) {
+        ok = false;
+        *bound = hi->block;
+    }
+    return ok;
+}
+
 /* Name, time and order checks of a node just reached. */
 static bool check_node(struct scan_result *r, uint32_t id, const struct tframe *child)
 {
@@ -110,17 +129,8 @@ static bool check_node(struct scan_result *r, uint32_t id, const struct tframe *
     if (child->stale)
         return true;
     x = sc_entry(r, id);
-    const struct scan_entry *lo = sc_entry(r, child->lo), *hi = sc_entry(r, child->hi);
-    bool bad = false;
-    if (lo != NULL && lanyfs_name_cmp(lo->e.name, x->e.name, x->e.name_len) > 0) {
-        bad = true;
-        f.block2 = lo->block;
-    }
-    if (hi != NULL && lanyfs_name_cmp(hi->e.name, x->e.name, x->e.name_len) < 0) {
-        bad = true;
-        f.block2 = hi->block;
-    }
-    if (bad) {
+    if (!in_bounds(r, x, child, &f.block2)) {
+        sc_aux(r, id)->tw |= SC_TW_ORDER_BAD;
         f.code = SCAN_PR_TREE_ORDER;
         return sc_mark_tree_anomaly(r, &f, x->path, NULL);
     }
@@ -131,6 +141,159 @@ static const char *dir_path(struct scan_result *r, uint32_t dir)
 {
     struct scan_entry *d = sc_entry(r, dir);
     return d && d->path ? d->path : "/";
+}
+
+/* ---- a rename caught halfway: which tree keeps the entry -------------------- */
+
+/* Parent links followed by all cycle checks of one scan, at most. */
+#define MOVE_STEPS_MAX ((uint64_t)1 << 22)
+
+/*
+ * Entry first, first reached in the tree of one directory, is reached again
+ * in the tree of another (frame child): a rename that an unplug caught
+ * between its tree writes, or one whose delete from the old tree failed
+ * (SPEC-9.9).  The walk keeps the first reach unless the disk shows the
+ * other tree is the rename's target:
+ *  - the entry's name broke the order where it was first reached, and fits
+ *    here (the entry's own block holds the new name, and only the new tree
+ *    was built around it); or
+ *  - its modified time is exactly this directory's and not the first one's
+ *    (a rename touches the entry and both directories with one time, and
+ *    the first directory's write had not landed).
+ * Moving it here must not make a directory its own ancestor.  The paths of
+ * what lies below are redone after the walk (repath_moved).  Sets *moved;
+ * returns false only when the scan must stop.
+ */
+static bool rename_target(struct scan_result *r, uint32_t first, const struct tframe *child,
+                          uint64_t src_blk, enum sc_link kind, bool *moved)
+{
+    *moved = false;
+    struct scan_entry *x = sc_entry(r, first);
+    struct sc_aux *xa = sc_aux(r, first);
+    if (x == NULL || xa == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
+        x->parent == 0 || x->parent == child->dir)
+        return true;
+    const struct scan_entry *d1 = sc_entry(r, x->parent), *d2 = sc_entry(r, child->dir);
+    if (d1 == NULL || d2 == NULL || d2->state != SCAN_ENTRY_LIVE || !scan_entry_is_dir(d2))
+        return true;
+    uint64_t bound;
+    if (!in_bounds(r, x, child, &bound))
+        return true;
+    bool by_name = (xa->tw & SC_TW_ORDER_BAD) != 0;
+    bool by_time = lanyfs_ts_same(&x->e.modified, &d2->e.modified) &&
+                   !lanyfs_ts_same(&x->e.modified, &d1->e.modified);
+    if (!by_name && !by_time)
+        return true;
+    /* Not below itself: d2's ancestors must not include it. */
+    uint32_t up = child->dir;
+    for (size_t steps = 0; up != 0; steps++) {
+        if (up == first || steps > r->nentries || r->tree_move_steps >= MOVE_STEPS_MAX)
+            return true;
+        r->tree_move_steps++;
+        const struct scan_entry *u = sc_entry(r, up);
+        up = u != NULL ? u->parent : 0;
+    }
+    x->parent = child->dir;
+    xa->from = src_blk;
+    xa->link = (uint8_t)kind;
+    xa->depth = child->depth;
+    xa->tw = (uint8_t)((xa->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
+    r->tree_moves++;
+    *moved = true;
+    return true;
+}
+
+/* Give a finding that named an entry by its old path the new one; an
+ * order finding of a moved entry itself stays with the tree it was made in. */
+static bool repath_finding(struct scan_result *r, struct scan_finding *f, char **old)
+{
+    if (f->entry == 0 || f->entry > r->nentries || old[f->entry] == NULL || f->path == NULL ||
+        strcmp(f->path, old[f->entry]) != 0)
+        return true;
+    if ((f->code == SCAN_PR_TREE_ORDER || f->code == SCAN_PR_MARK_STALE_TREE) &&
+        (r->aux[f->entry - 1].tw & SC_TW_MOVED))
+        return true;
+    char *p = strdup(r->entries[f->entry - 1].path);
+    if (p == NULL)
+        return sc_oom(r);
+    free(f->path);
+    f->path = p;
+    return true;
+}
+
+/*
+ * After the walk moved entries (rename_target): give each moved entry and
+ * everything below it the path and depth of its new place, in one walk of
+ * the parent links from the root, and name them so in the findings already
+ * made and in the keys of the duplicate-name check.
+ */
+static bool repath_moved(struct scan_result *r, uint32_t root_id)
+{
+    size_t n = r->nentries;
+    uint32_t *start = calloc(n + 2, sizeof(*start));
+    uint32_t *kids = malloc((n + 1) * sizeof(*kids));
+    uint32_t *stack = malloc((n + 1) * sizeof(*stack));
+    uint8_t *dirty = calloc(n + 1, 1);
+    char **old = calloc(n + 1, sizeof(*old));
+    bool ok = false;
+    if (start == NULL || kids == NULL || stack == NULL || dirty == NULL || old == NULL) {
+        sc_oom(r);
+        goto out;
+    }
+    /* Children by parent, in id order. */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t p = r->entries[i].parent;
+        if (p != 0 && p <= n && r->entries[i].id != root_id)
+            start[p + 1]++;
+    }
+    for (size_t p = 1; p <= n + 1; p++)
+        start[p] += start[p - 1];
+    for (size_t i = 0; i < n; i++) {
+        uint32_t p = r->entries[i].parent;
+        if (p != 0 && p <= n && r->entries[i].id != root_id)
+            kids[start[p]++] = r->entries[i].id;
+    }
+    for (size_t p = n + 1; p > 0; p--)
+        start[p] = start[p - 1];
+    start[0] = 0;
+    size_t sp = 0;
+    if (root_id != 0 && root_id <= n)
+        stack[sp++] = root_id;
+    while (sp > 0) {
+        uint32_t p = stack[--sp];
+        struct scan_entry *pe = sc_entry(r, p);
+        struct sc_aux *pa = sc_aux(r, p);
+        for (uint32_t k = start[p]; k < start[p + 1]; k++) {
+            uint32_t id = kids[k];
+            struct sc_aux *ka = sc_aux(r, id);
+            if (!dirty[p] && !(ka->tw & SC_TW_MOVED)) {
+                stack[sp++] = id;
+                continue;
+            }
+            dirty[id] = 1;
+            old[id] = r->entries[id - 1].path;
+            if (!sc_entry_set_path(r, id, pe->path))
+                goto out;
+            ka->depth = pa->depth + 1;
+            stack[sp++] = id;
+        }
+    }
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (!repath_finding(r, &r->findings[i], old) || !repath_finding(r, &r->alt[i], old))
+            goto out;
+    for (size_t i = 0; i < r->ndupkeys; i++) {
+        const struct scan_entry *x = sc_entry(r, r->dupkeys[i].id);
+        if (x != NULL)
+            r->dupkeys[i].parent = x->parent;
+    }
+    ok = true;
+out:
+    free(start);
+    free(kids);
+    free(stack);
+    free(dirty);
+    free(old);
+    return ok;
 }
 
 /* Follow one link of the node in frame f (a copy: the stack may move). */
@@ -168,10 +331,16 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
         struct scan_entry *fe = sc_entry(r, first);
         if (fe == NULL || f->stale || (fa != NULL && fa->via_stale))
             return true; /* links the driver rewrote around a freed node */
-        char *p2 = sc_path_join(dir_path(r, child->dir), fe->e.name, fe->e.name_len);
+        uint32_t other = child->dir, was = fe->parent;
+        bool moved;
+        if (!rename_target(r, first, child, src_blk, kind, &moved))
+            return false;
+        if (moved)
+            other = was; /* the tree that no longer keeps it */
+        char *p2 = sc_path_join(dir_path(r, other), fe->e.name, fe->e.name_len);
         if (p2 == NULL)
             return sc_oom(r);
-        bool ok = sc_mark_reached_twice(r, first, child->dir, p2, src_blk);
+        bool ok = sc_mark_reached_twice(r, first, other, p2, src_blk);
         free(p2);
         return ok;
     }
@@ -392,6 +561,8 @@ bool sc_tree_pass(struct scan_result *r)
         if (!follow(r, &s, &f, kind, L, &child, b))
             goto out;
     }
+    if (r->tree_moves > 0 && !repath_moved(r, root_id))
+        goto out;
     ok = sc_tree_dups(r);
 out:
     /* Leave no ACTIVE flag behind after a stop. */

@@ -367,6 +367,84 @@ static void rename_to(struct fx *fx, uint64_t blk, const char *name)
     fx_entry_put(fx, blk, &e);
 }
 
+/* Set an entry's modified time: second s of 2013-05-03 02:00, nanoseconds ns. */
+static void set_modified(struct fx *fx, uint64_t blk, unsigned sec, uint32_t ns)
+{
+    struct lanyfs_entry e;
+    fx_entry_get(fx, blk, &e);
+    e.modified = (struct lanyfs_ts){.year = 2013, .month = 5, .day = 3, .hour = 2,
+                                    .minute = (uint8_t)(sec / 60), .second = (uint8_t)(sec % 60),
+                                    .nsec = ns};
+    fx_entry_put(fx, blk, &e);
+}
+
+/*
+ * A rename caught halfway: directory sub (with a file) is the root of
+ * /old's tree and also hangs in /new's tree, first reached through /old.
+ * It stays where the disk says the rename took it: in /new when its
+ * modified time is exactly /new's and not /old's (the rename touched
+ * both, and /old's write had not landed), or when its name breaks /old's
+ * order and fits /new's; in /old when nothing tells.
+ */
+START_TEST(tree_rename_halfway)
+{
+    uint8_t data[16] = {0};
+    for (int variant = 0; variant < 3; variant++) {
+        struct fx *fx = fx_new(10, 4, 200);
+        ck_assert_ptr_nonnull(fx);
+        uint64_t old = fx_mkdir(fx, fx_root(fx), "old"), nw = fx_mkdir(fx, fx_root(fx), "new");
+        uint64_t m = fx_file(fx, old, "m", data, sizeof(data));
+        uint64_t sub = fx_mkdir(fx, variant == 2 ? old : nw, "x");
+        uint64_t f = fx_file(fx, sub, "f.txt", data, sizeof(data));
+        uint64_t n = fx_file(fx, nw, "n.txt", data, sizeof(data));
+        ck_assert(old && nw && m && sub && f && n);
+        set_modified(fx, old, 60, 1);
+        set_modified(fx, nw, 120, 2);
+        set_modified(fx, sub, variant == 0 ? 120 : 60, variant == 0 ? 2 : 1);
+        if (variant == 2) {
+            /* Named "a" now: right of m in /old (greater names left) it is
+             * not, left of it it stays; in /new it is right of n.txt. */
+            ck_assert_uint_eq(fx_get_left(fx, m), sub);
+            rename_to(fx, sub, "a");
+            set_modified(fx, sub, 120, 2);
+            set_modified(fx, old, 120, 2);
+            fx_set_right(fx, fx_get_subtree(fx, nw), sub);
+        } else {
+            /* sub is /old's root, m hangs below it; /new's n.txt links it. */
+            fx_set_subtree(fx, old, sub);
+            fx_set_right(fx, sub, m);
+            fx_set_left(fx, fx_get_subtree(fx, nw), sub);
+        }
+        struct scan_result *r = scan_fx(fx, false);
+        const char *name = variant == 2 ? "a" : "x";
+        const char *dir = variant == 1 ? "/old" : "/new";
+        char want[32], want_f[48], other[32];
+        snprintf(want, sizeof(want), "%s/%s", dir, name);
+        snprintf(want_f, sizeof(want_f), "%s/f.txt", want);
+        snprintf(other, sizeof(other), "%s/%s", variant == 1 ? "/new" : "/old", name);
+        const struct scan_entry *x = by_path(r, want);
+        ck_assert_msg(x != NULL, "variant %d: no %s", variant, want);
+        ck_assert_uint_eq(x->block, sub);
+        ck_assert_ptr_null(by_path(r, other));
+        const struct scan_entry *fe = by_path(r, want_f);
+        ck_assert_msg(fe != NULL, "variant %d: no %s", variant, want_f);
+        ck_assert_uint_eq(fe->parent, x->id);
+        ck_assert_ptr_nonnull(by_path(r, "/old/m"));
+        const struct scan_finding *fs;
+        size_t nf = scan_findings(r, &fs), k = 0;
+        for (size_t i = 0; i < nf; i++)
+            if (fs[i].code == SCAN_PR_MARK_RENAME_TWO_TREES ||
+                fs[i].code == SCAN_PR_TREE_REACHED_TWICE) {
+                ck_assert_str_eq(fs[i].path, want);
+                k++;
+            }
+        ck_assert_uint_eq(k, 1);
+        scan_result_free(r);
+        fx_free(fx);
+    }
+}
+END_TEST
+
 /* Three equal names in one directory, two in another, one name shared
  * across them: each directory's later equals are reported against the
  * one before, in the order of directory, then name, then discovery. */
@@ -1088,6 +1166,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
     tcase_add_test(tc, tree_duplicate_names);
+    tcase_add_test(tc, tree_rename_halfway);
     tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
