@@ -223,6 +223,26 @@ static void tree_seeds(struct emit *em)
     fx_set_right(fx, m, fx_entry_new(fx, LANYFS_TYPE_FILE, "m", 1));
     emit(em, "order-dup", fx);
     fx_free(fx);
+
+    /* Renames caught halfway: x sits in /o's tree and in /n's, with /n's
+     * time (the walk moves it to /n); then /o also in x's own tree. */
+    fx = fx_new(9, 4, 40);
+    uint64_t o = fx_mkdir(fx, fx_root(fx), "o"), n = fx_mkdir(fx, fx_root(fx), "n");
+    uint64_t x = fx_mkdir(fx, o, "x"), y = fx_mkdir(fx, x, "y");
+    file_of(fx, y, "f", 3, 4);
+    uint64_t k = fx_mkdir(fx, n, "k");
+    struct lanyfs_entry e;
+    fx_entry_get(fx, n, &e);
+    e.modified.nsec += 7;
+    fx_entry_put(fx, n, &e);
+    fx_entry_get(fx, x, &e);
+    e.modified.nsec = e.modified.nsec + 7;
+    fx_entry_put(fx, x, &e);
+    fx_set_left(fx, k, x);
+    emit(em, "rename-halfway", fx);
+    fx_set_right(fx, y, o);
+    emit(em, "rename-loop", fx);
+    fx_free(fx);
 }
 
 static void super_seeds(struct emit *em)
