@@ -1579,6 +1579,20 @@ static bool col_id32(sqlite3_stmt *st, int i, int64_t lo, bool null_ok, uint32_t
     return true;
 }
 
+/*
+ * Column i fits a field of 0..max (a counter, flags, attributes): an
+ * integer of that range, or NULL where the field may be absent.  Cut to
+ * its width, a hostile value would show as another.
+ */
+static bool col_width(sqlite3_stmt *st, int i, int64_t max, bool null_ok)
+{
+    int type = sqlite3_column_type(st, i);
+    if (type == SQLITE_NULL)
+        return null_ok;
+    int64_t v = sqlite3_column_int64(st, i);
+    return type == SQLITE_INTEGER && v >= 0 && v <= max;
+}
+
 /* Column i as a value of 0..n-1 (an enum's); -1 when it is not one. */
 static int col_enum(sqlite3_stmt *st, int i, int n)
 {
@@ -1704,6 +1718,11 @@ static int scan_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lan
               bs > LANYFS_BLOCKSIZE_MAX || (bs & (bs - 1)) != 0 || al < LANYFS_ADDRLEN_MIN ||
               al > LANYFS_ADDRLEN_MAX))
         why = "a geometry no LanyFS has (block_size, address_length)";
+    else if (!col_width(st, 13, UINT8_MAX, true) || !col_width(st, 14, UINT16_MAX, true) ||
+             !col_width(st, 15, UINT32_MAX, true) || !col_width(st, 16, UINT8_MAX, true) ||
+             !col_width(st, 17, UINT8_MAX, true) || !col_width(st, 18, UINT8_MAX, true) ||
+             !col_width(st, 19, UINT8_MAX, true))
+        why = "a superblock field wider than the superblock's (sb_type .. sb_addrlen)";
     if (oom || why != NULL) {
         int64_t id = s->id;
         store_scan_clear(s);
@@ -1873,6 +1892,10 @@ static int entry_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct la
     else if (sqlite3_column_type(st, 4) != SQLITE_INTEGER ||
              (type != LANYFS_TYPE_DIR && type != LANYFS_TYPE_FILE))
         why = "a type other than a directory's and a file's";
+    else if (!col_width(st, 12, UINT16_MAX, false))
+        why = "attributes outside 0..65535";
+    else if (!col_width(st, 13, UINT16_MAX, false))
+        why = "a write counter outside 0..65535";
     if (why != NULL) {
         *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
                           "%s: %s: scan %" PRId64 ", entry %" PRId64 ": the row has %s",
@@ -2183,6 +2206,10 @@ static int run_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct lany
         why = "a class no block has";
     else if (!col_id32(st, 3, 0, true, &run.owner))
         why = "an owner outside 0..4294967295";
+    else if (!col_width(st, 4, UINT8_MAX, false))
+        why = "flags outside 0..255";
+    else if (!col_width(st, 5, UINT16_MAX, true))
+        why = "a write counter outside 0..65535";
     if (why != NULL) {
         *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
                           "%s: %s: scan %" PRId64 ": the run at block %" PRIu64
@@ -2224,11 +2251,17 @@ static int counter_row(void *ctx, sqlite3_stmt *st, enum lanyfs_err *rc, struct 
 {
     struct user_ctx *c = ctx;
     int cls = col_enum(st, 1, SCAN_BLK_CLASSES);
-    if (cls < 0 || sqlite3_column_type(st, 0) != SQLITE_INTEGER) {
+    const char *why = NULL;
+    if (cls < 0)
+        why = "a class no block has";
+    else if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+        why = "a block that is not an integer";
+    else if (!col_width(st, 2, UINT16_MAX, false))
+        why = "a write counter outside 0..65535";
+    if (why != NULL) {
         *rc = lanyfs_fail(err, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
                           "%s: %s: scan %" PRId64 ": the counter of block %" PRIu64 " has %s",
-                          c->db->path, c->name, c->scan, col_u64(st, 0),
-                          cls < 0 ? "a class no block has" : "a block that is not an integer");
+                          c->db->path, c->name, c->scan, col_u64(st, 0), why);
         return 1;
     }
     return c->cb.counter(c->ctx, col_u64(st, 0), (enum scan_class)cls,
