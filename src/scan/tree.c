@@ -203,6 +203,91 @@ static bool rename_target(struct scan_result *r, uint32_t first, const struct tf
     return true;
 }
 
+/* A node below the entry a rename left in two trees, with the bounds the
+ * other tree sets for it. */
+struct lnode {
+    uint32_t id;
+    uint32_t lo, hi;
+};
+
+/*
+ * The nodes below entry first by its left and right links, which the walk
+ * claimed for directory d1 when it first reached first there, now that
+ * first is reached again in the tree of directory child->dir, d2.  An
+ * entry's links are its own block's: a rename clears them and an insert
+ * never sets them, so they are the tree's whose structure they fit.  They
+ * go to d2 when they all fit d2's order below first, and first is moved
+ * to d2 too (its block was written at the rename, so links it has now were
+ * made in d2), or one of them broke d1's order where the walk first met
+ * it.  Returns false only when the scan must stop.
+ */
+static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
+                         const struct tframe *child, bool moved)
+{
+    const struct scan_entry *x = sc_entry(r, first), *d2 = sc_entry(r, child->dir);
+    if (x == NULL || d2 == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
+        (x->e.left == 0 && x->e.right == 0) || d1 == 0 || d1 == child->dir ||
+        d2->state != SCAN_ENTRY_LIVE || !scan_entry_is_dir(d2))
+        return true;
+    /* The nodes found, in the order found; a node's place in nodes is also
+     * its stack slot until it is taken up (nodes[next..n) wait). */
+    struct lnode *nodes = NULL;
+    size_t n = 0, cap = 0, next = 0;
+    bool any_bad = false, fits = true;
+    struct lnode at = {first, child->lo, child->hi};
+    for (;;) {
+        const struct scan_entry *p = sc_entry(r, at.id);
+        uint64_t links[2] = {p->e.left, p->e.right};
+        for (int j = 0; j < 2 && fits; j++) {
+            const struct scan_block *c = links[j] ? sc_cell(r, links[j]) : NULL;
+            if (c == NULL || (c->cls != SCAN_BLK_DIR && c->cls != SCAN_BLK_FILE))
+                continue;
+            const struct scan_entry *e = sc_entry(r, c->owner);
+            const struct sc_aux *ea = sc_aux(r, c->owner);
+            if (e == NULL || ea == NULL || e->parent != d1 || e->state != SCAN_ENTRY_LIVE ||
+                ea->from != p->block || ea->link != (j == 0 ? SC_LINK_LEFT : SC_LINK_RIGHT))
+                continue;
+            if (r->tree_move_steps >= MOVE_STEPS_MAX) {
+                fits = false;
+                break;
+            }
+            r->tree_move_steps++;
+            /* Greater names left: a left child is bounded below by its node. */
+            struct lnode kid = {e->id, j == 0 ? at.id : at.lo, j == 0 ? at.hi : at.id};
+            struct tframe bounds = {.lo = kid.lo, .hi = kid.hi};
+            uint64_t bound;
+            fits = in_bounds(r, e, &bounds, &bound);
+            any_bad = any_bad || (ea->tw & SC_TW_ORDER_BAD);
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                struct lnode *nv = realloc(nodes, ncap * sizeof(*nv));
+                if (nv == NULL) {
+                    free(nodes);
+                    return sc_oom(r);
+                }
+                nodes = nv;
+                cap = ncap;
+            }
+            nodes[n++] = kid;
+        }
+        if (!fits || next == n)
+            break;
+        at = nodes[next++];
+    }
+    if (fits && n > 0 && (moved || any_bad)) {
+        for (size_t i = 0; i < n; i++) {
+            struct scan_entry *e = sc_entry(r, nodes[i].id);
+            struct sc_aux *ea = sc_aux(r, nodes[i].id);
+            e->parent = child->dir;
+            ea->depth = child->depth;
+            ea->tw = (uint8_t)((ea->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
+        }
+        r->tree_moves += (uint32_t)n;
+    }
+    free(nodes);
+    return true;
+}
+
 /* Give a finding that named an entry by its old path the new one; an
  * order finding of a moved entry itself stays with the tree it was made in. */
 static bool repath_finding(struct scan_result *r, struct scan_finding *f, char **old)
@@ -333,7 +418,8 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
             return true; /* links the driver rewrote around a freed node */
         uint32_t other = child->dir, was = fe->parent;
         bool moved;
-        if (!rename_target(r, first, child, src_blk, kind, &moved))
+        if (!rename_target(r, first, child, src_blk, kind, &moved) ||
+            !rehome_links(r, first, was, child, moved))
             return false;
         if (moved)
             other = was; /* the tree that no longer keeps it */

@@ -394,26 +394,29 @@ START_TEST(tree_rename_halfway)
         ck_assert_ptr_nonnull(fx);
         uint64_t old = fx_mkdir(fx, fx_root(fx), "old"), nw = fx_mkdir(fx, fx_root(fx), "new");
         uint64_t m = fx_file(fx, old, "m", data, sizeof(data));
-        uint64_t sub = fx_mkdir(fx, variant == 2 ? old : nw, "x");
+        uint64_t sub = fx_mkdir(fx, old, "x");
         uint64_t f = fx_file(fx, sub, "f.txt", data, sizeof(data));
         uint64_t n = fx_file(fx, nw, "n.txt", data, sizeof(data));
         ck_assert(old && nw && m && sub && f && n);
         set_modified(fx, old, 60, 1);
         set_modified(fx, nw, 120, 2);
         set_modified(fx, sub, variant == 0 ? 120 : 60, variant == 0 ? 2 : 1);
+        ck_assert_uint_eq(fx_get_left(fx, m), sub);
+        ck_assert_uint_eq(fx_get_subtree(fx, nw), n);
         if (variant == 2) {
             /* Named "a" now: right of m in /old (greater names left) it is
              * not, left of it it stays; in /new it is right of n.txt. */
-            ck_assert_uint_eq(fx_get_left(fx, m), sub);
             rename_to(fx, sub, "a");
             set_modified(fx, sub, 120, 2);
             set_modified(fx, old, 120, 2);
             fx_set_right(fx, fx_get_subtree(fx, nw), sub);
         } else {
-            /* sub is /old's root, m hangs below it; /new's n.txt links it. */
+            /* sub is /old's root, m hangs right of it; /new's n.txt links
+             * it (left: greater).  m does not fit /new below it. */
             fx_set_subtree(fx, old, sub);
+            fx_set_left(fx, m, 0);
             fx_set_right(fx, sub, m);
-            fx_set_left(fx, fx_get_subtree(fx, nw), sub);
+            fx_set_left(fx, n, sub);
         }
         struct scan_result *r = scan_fx(fx, false);
         const char *name = variant == 2 ? "a" : "x";
@@ -442,6 +445,45 @@ START_TEST(tree_rename_halfway)
         scan_result_free(r);
         fx_free(fx);
     }
+}
+END_TEST
+
+/*
+ * A rename whose insert into /a landed while the entry's own block did
+ * not: n still has /b's tree below it (it was /b's root), and the walk
+ * reaches /b's nodes first through /a.  n stays in /a (nothing tells
+ * otherwise), but the nodes below it fit only /b's order (z breaks /a's
+ * bound q), so they stay /b's, with their paths.
+ */
+START_TEST(tree_rename_links_stay)
+{
+    uint8_t data[16] = {0};
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    uint64_t a = fx_mkdir(fx, fx_root(fx), "a"), b = fx_mkdir(fx, fx_root(fx), "b");
+    uint64_t n = fx_mkdir(fx, b, "n");
+    uint64_t k = fx_file(fx, b, "k", data, sizeof(data)), z = fx_file(fx, b, "z", data, 4);
+    uint64_t m = fx_mkdir(fx, b, "m");
+    uint64_t f = fx_file(fx, m, "f.txt", data, sizeof(data));
+    uint64_t q = fx_file(fx, a, "q", data, sizeof(data));
+    ck_assert(a && b && n && k && z && m && f && q);
+    ck_assert_uint_eq(fx_get_subtree(fx, b), n);
+    ck_assert_uint_eq(fx_get_left(fx, n), z);
+    ck_assert_uint_eq(fx_get_right(fx, n), k);
+    fx_set_right(fx, q, n); /* the insert into /a */
+    struct scan_result *r = scan_fx(fx, false);
+    static const char *const want[] = {"/a/q", "/a/n", "/b/k", "/b/z", "/b/m", "/b/m/f.txt"};
+    static const char *const gone[] = {"/a/k", "/a/z", "/a/m", "/a/m/f.txt", "/b/n"};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    ck_assert_uint_eq(by_path(r, "/b/m/f.txt")->parent, by_path(r, "/b/m")->id);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_RENAME_TWO_TREES) +
+                          count_code(r, SCAN_PR_TREE_REACHED_TWICE),
+                      1);
+    scan_result_free(r);
+    fx_free(fx);
 }
 END_TEST
 
@@ -1167,6 +1209,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_degenerate_deep);
     tcase_add_test(tc, tree_duplicate_names);
     tcase_add_test(tc, tree_rename_halfway);
+    tcase_add_test(tc, tree_rename_links_stay);
     tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
