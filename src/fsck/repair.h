@@ -120,6 +120,7 @@ struct tentry {
 #define FSCK_M_TIME 0x08          /* TREE_TIME_INVALID: fix its times */
 #define FSCK_M_TORN 0x10          /* TORN_SECTORS on its block: clear the unused tail */
 #define FSCK_M_FOREIGN 0x100      /* directory: its old tree runs through another's children */
+#define FSCK_M_THROUGH 0x200      /* directory: some of its children hang below another's child */
 
 /* A slot of an existing extender that changes (phase 2). */
 struct xedit {

@@ -322,6 +322,52 @@ static void insert_median(struct fsck_ctx *c, struct tentry *d, const uint32_t *
 }
 
 /*
+ * Does the tree on disk reach some of d's children only below a node that
+ * is another directory's child (a rename caught halfway: the entry moved,
+ * its old links still hold d's tree)?  Then d is written before that
+ * directory, whose writes relink the node.  Field b takes the marks.
+ */
+static bool kids_below_foreign(struct model *m)
+{
+    struct fsck_ctx *c = m->c;
+    uint32_t r = m->root != 0 ? m_find(m, m->root) : FSCK_NONE;
+    if (r == FSCK_NONE || !m->n[r].entry)
+        return false;
+    struct bframe {
+        uint32_t node;
+        bool below; /* a node of another directory lies above it */
+    };
+    struct bframe *st = malloc((m->count + 1) * sizeof(*st));
+    if (st == NULL)
+        return false;
+    uint32_t ep = ++m->epoch;
+    size_t sp = 0;
+    bool found = false;
+    st[sp++] = (struct bframe){r, false};
+    m->n[r].b = ep;
+    while (sp > 0 && !found) {
+        struct bframe f = st[--sp];
+        const struct mnode *x = &m->n[f.node];
+        if (x->kid != FSCK_NONE && f.below) {
+            found = true;
+            break;
+        }
+        bool other = x->kid == FSCK_NONE && x->blk < c->nblocks && c->kind[x->blk] == OWN_ENTRY &&
+                     c->owner[x->blk] != FSCK_NONE && c->te[c->owner[x->blk]].parent != m->dir;
+        uint64_t links[2] = {x->left, x->right};
+        for (int k = 0; k < 2; k++) {
+            uint32_t j = links[k] != 0 ? m_find(m, links[k]) : FSCK_NONE;
+            if (j == FSCK_NONE || !m->n[j].entry || m->n[j].b == ep || sp > m->count)
+                continue;
+            m->n[j].b = ep;
+            st[sp++] = (struct bframe){j, f.below || other};
+        }
+    }
+    free(st);
+    return found;
+}
+
+/*
  * Is the tree on disk exactly a search tree of d's children?  Kids reached
  * are marked in m (field a = epoch), *foreign tells whether it reaches a
  * node that is a child of another directory.
@@ -406,6 +452,7 @@ enum lanyfs_err fsck_tree_plan(struct fsck_ctx *c)
             break;
         }
         bool foreign = false;
+        bool through = !dir->is_new && kids_below_foreign(&m);
         bool valid = dir->is_new ? true : tree_is_valid(&m, &foreign);
         uint32_t ep = m.epoch;
         size_t nfresh = 0;
@@ -467,6 +514,7 @@ enum lanyfs_err fsck_tree_plan(struct fsck_ctx *c)
         }
         /* Directories whose tree runs through others' children are written first. */
         dir->marks = foreign ? (dir->marks | FSCK_M_FOREIGN) : (dir->marks & ~(unsigned)FSCK_M_FOREIGN);
+        dir->marks = through ? (dir->marks | FSCK_M_THROUGH) : (dir->marks & ~(unsigned)FSCK_M_THROUGH);
         m_free(&m);
     }
     free(fresh);
@@ -764,6 +812,10 @@ static int cmp_dirs(const void *pa, const void *pb)
     const struct tentry *b = &order_ctx->te[*(const uint32_t *)pb];
     if (a->is_new != b->is_new)
         return a->is_new ? -1 : 1; /* a new directory exists before anything links it */
+    /* Children below another's child first: that one's writes would drop them. */
+    bool ta = (a->marks & FSCK_M_THROUGH) != 0, tb = (b->marks & FSCK_M_THROUGH) != 0;
+    if (ta != tb)
+        return ta ? -1 : 1;
     bool fa = (a->marks & FSCK_M_FOREIGN) != 0, fb = (b->marks & FSCK_M_FOREIGN) != 0;
     if (fa != fb)
         return fa ? -1 : 1;
