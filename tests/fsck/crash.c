@@ -30,6 +30,9 @@
  * (walks from the root), the repair is cut at up to N points (default: every write), each time also
  * torn at its first sector, run again, and steps 3 and 4 must hold.
  *
+ * With CRASH_KEEP=N in the environment, --cut-image also keeps the image a
+ * repair cut at write N (not torn) leaves, as IMAGE.keep, to look at.
+ *
  * It prints how many states and cuts were tried and how many failed, and
  * exits 1 when any failed.  Paths that the state did not show complete to
  * begin with are counted apart (they were not the repair's to keep).
@@ -432,6 +435,13 @@ static int cut_image(const char *image)
             stats.cuts++;
             *shared = 0;
             int c1 = run_fsck(again, FSCK_MODE_YES, shared, at, torn, sc.blocksize);
+            const char *keep_at = getenv("CRASH_KEEP");
+            if (keep_at != NULL && strtoull(keep_at, NULL, 10) == at && torn == 0) {
+                char keep[4300];
+                snprintf(keep, sizeof(keep), "%.4000s.keep", image);
+                if (!copy_file(again, keep))
+                    printf("  %s: cannot keep it as %s\n", what, keep);
+            }
             int c2 = run_fsck(again, FSCK_MODE_YES, NULL, 0, 0, sc.blocksize);
             bool ok = c1 >= 0 && (c2 == 0 || c2 == 1);
             if (!ok)
