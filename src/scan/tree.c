@@ -215,11 +215,12 @@ struct lnode {
  * claimed for directory d1 when it first reached first there, now that
  * first is reached again in the tree of directory child->dir, d2.  An
  * entry's links are its own block's: a rename clears them and an insert
- * never sets them, so they are the tree's whose structure they fit.  They
- * go to d2 when they all fit d2's order below first, and first is moved
- * to d2 too (its block was written at the rename, so links it has now were
- * made in d2), or one of them broke d1's order where the walk first met
- * it.  Returns false only when the scan must stop.
+ * never sets them, so they are the tree's whose order they keep.  They go
+ * to d2 when fewer of them break d2's order below first than broke d1's
+ * where the walk first met them, or as few when first moved to d2 too (its
+ * block was written at the rename, so links it has now were made in d2).
+ * A repair cut short leaves such a tree half rebuilt, so the order is
+ * counted, not required.  Returns false only when the scan must stop.
  */
 static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
                          const struct tframe *child, bool moved)
@@ -233,12 +234,13 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
      * its stack slot until it is taken up (nodes[next..n) wait). */
     struct lnode *nodes = NULL;
     size_t n = 0, cap = 0, next = 0;
-    bool any_bad = false, fits = true;
+    uint64_t bad1 = 0, bad2 = 0; /* nodes out of d1's order (as walked), of d2's */
+    bool capped = false;
     struct lnode at = {first, child->lo, child->hi};
     for (;;) {
         const struct scan_entry *p = sc_entry(r, at.id);
         uint64_t links[2] = {p->e.left, p->e.right};
-        for (int j = 0; j < 2 && fits; j++) {
+        for (int j = 0; j < 2 && !capped; j++) {
             const struct scan_block *c = links[j] ? sc_cell(r, links[j]) : NULL;
             if (c == NULL || (c->cls != SCAN_BLK_DIR && c->cls != SCAN_BLK_FILE))
                 continue;
@@ -248,7 +250,7 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
                 ea->from != p->block || ea->link != (j == 0 ? SC_LINK_LEFT : SC_LINK_RIGHT))
                 continue;
             if (r->tree_move_steps >= MOVE_STEPS_MAX) {
-                fits = false;
+                capped = true;
                 break;
             }
             r->tree_move_steps++;
@@ -256,8 +258,8 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
             struct lnode kid = {e->id, j == 0 ? at.id : at.lo, j == 0 ? at.hi : at.id};
             struct tframe bounds = {.lo = kid.lo, .hi = kid.hi};
             uint64_t bound;
-            fits = in_bounds(r, e, &bounds, &bound);
-            any_bad = any_bad || (ea->tw & SC_TW_ORDER_BAD);
+            bad2 += !in_bounds(r, e, &bounds, &bound);
+            bad1 += (ea->tw & SC_TW_ORDER_BAD) != 0;
             if (n == cap) {
                 size_t ncap = cap ? cap * 2 : 64;
                 struct lnode *nv = realloc(nodes, ncap * sizeof(*nv));
@@ -270,17 +272,17 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
             }
             nodes[n++] = kid;
         }
-        if (!fits || next == n)
+        if (capped || next == n)
             break;
         at = nodes[next++];
     }
-    if (fits && n > 0 && (moved || any_bad)) {
+    if (!capped && n > 0 && (bad2 < bad1 || (moved && bad2 == bad1))) {
         for (size_t i = 0; i < n; i++) {
             struct scan_entry *e = sc_entry(r, nodes[i].id);
             struct sc_aux *ea = sc_aux(r, nodes[i].id);
             e->parent = child->dir;
             ea->depth = child->depth;
-            ea->tw = (uint8_t)((ea->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
+            ea->tw = (uint8_t)((ea->tw & ~SC_TW_ORDER_BAD) | SC_TW_REHOMED);
         }
         r->tree_moves += (uint32_t)n;
     }
@@ -351,7 +353,7 @@ static bool repath_moved(struct scan_result *r, uint32_t root_id)
         for (uint32_t k = start[p]; k < start[p + 1]; k++) {
             uint32_t id = kids[k];
             struct sc_aux *ka = sc_aux(r, id);
-            if (!dirty[p] && !(ka->tw & SC_TW_MOVED)) {
+            if (!dirty[p] && !(ka->tw & (SC_TW_MOVED | SC_TW_REHOMED))) {
                 stack[sp++] = id;
                 continue;
             }
