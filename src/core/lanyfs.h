@@ -92,6 +92,8 @@ void lanyfs_ts_encode(const struct lanyfs_ts *ts, uint8_t *p);
 bool lanyfs_ts_is_unset(const struct lanyfs_ts *ts);
 /* The same named fields (the reserved bytes are not compared). */
 bool lanyfs_ts_same(const struct lanyfs_ts *a, const struct lanyfs_ts *b);
+/* Order of the UTC fields (the offset is informational): <0, 0, >0. */
+int lanyfs_ts_cmp(const struct lanyfs_ts *a, const struct lanyfs_ts *b);
 /* Every field within its range. */
 bool lanyfs_ts_is_valid(const struct lanyfs_ts *ts);
 /* UTC fields from t, the given offset stored beside them. */

@@ -55,6 +55,16 @@ bool lanyfs_ts_same(const struct lanyfs_ts *a, const struct lanyfs_ts *b)
            a->nsec == b->nsec && a->offset == b->offset;
 }
 
+int lanyfs_ts_cmp(const struct lanyfs_ts *a, const struct lanyfs_ts *b)
+{
+    const uint32_t x[] = {a->year, a->month, a->day, a->hour, a->minute, a->second, a->nsec};
+    const uint32_t y[] = {b->year, b->month, b->day, b->hour, b->minute, b->second, b->nsec};
+    for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
 static bool is_leap(int64_t y)
 {
     return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;

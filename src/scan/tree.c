@@ -157,9 +157,11 @@ static const char *dir_path(struct scan_result *r, uint32_t dir)
  *  - the entry's name broke the order where it was first reached, and fits
  *    here (the entry's own block holds the new name, and only the new tree
  *    was built around it); or
- *  - its modified time is exactly this directory's and not the first one's
- *    (a rename touches the entry and both directories with one time, and
- *    the first directory's write had not landed).
+ *  - its modified time is exactly this directory's, and the first one's
+ *    is older (a rename touches the entry and both directories with one
+ *    time, and the first directory's write had not landed; a first
+ *    directory written since is the target of a later rename whose
+ *    entry write did not land, the time being an earlier rename's).
  * Moving it here must not make a directory its own ancestor.  The paths of
  * what lies below are redone after the walk (repath_moved).  Sets *moved;
  * returns false only when the scan must stop.
@@ -181,7 +183,7 @@ static bool rename_target(struct scan_result *r, uint32_t first, const struct tf
         return true;
     bool by_name = (xa->tw & SC_TW_ORDER_BAD) != 0;
     bool by_time = lanyfs_ts_same(&x->e.modified, &d2->e.modified) &&
-                   !lanyfs_ts_same(&x->e.modified, &d1->e.modified);
+                   lanyfs_ts_cmp(&d1->e.modified, &x->e.modified) < 0;
     if (!by_name && !by_time)
         return true;
     /* Not below itself: d2's ancestors must not include it. */

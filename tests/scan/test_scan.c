@@ -382,14 +382,15 @@ static void set_modified(struct fx *fx, uint64_t blk, unsigned sec, uint32_t ns)
  * A rename caught halfway: directory sub (with a file) is the root of
  * /old's tree and also hangs in /new's tree, first reached through /old.
  * It stays where the disk says the rename took it: in /new when its
- * modified time is exactly /new's and not /old's (the rename touched
+ * modified time is exactly /new's and /old's is older (the rename touched
  * both, and /old's write had not landed), or when its name breaks /old's
- * order and fits /new's; in /old when nothing tells.
+ * order and fits /new's; in /old when nothing tells, or when /old was
+ * written after the time it shares with /new.
  */
 START_TEST(tree_rename_halfway)
 {
     uint8_t data[16] = {0};
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 4; variant++) {
         struct fx *fx = fx_new(10, 4, 200);
         ck_assert_ptr_nonnull(fx);
         uint64_t old = fx_mkdir(fx, fx_root(fx), "old"), nw = fx_mkdir(fx, fx_root(fx), "new");
@@ -398,9 +399,13 @@ START_TEST(tree_rename_halfway)
         uint64_t f = fx_file(fx, sub, "f.txt", data, sizeof(data));
         uint64_t n = fx_file(fx, nw, "n.txt", data, sizeof(data));
         ck_assert(old && nw && m && sub && f && n);
-        set_modified(fx, old, 60, 1);
+        /* 3: sub's time is /new's, from a rename into /new before, and /old
+         * was written since: the target of a later rename whose own write
+         * had not landed.  It stays in /old. */
+        set_modified(fx, old, variant == 3 ? 180 : 60, variant == 3 ? 3 : 1);
         set_modified(fx, nw, 120, 2);
-        set_modified(fx, sub, variant == 0 ? 120 : 60, variant == 0 ? 2 : 1);
+        set_modified(fx, sub, variant == 0 || variant == 3 ? 120 : 60,
+                     variant == 0 || variant == 3 ? 2 : 1);
         ck_assert_uint_eq(fx_get_left(fx, m), sub);
         ck_assert_uint_eq(fx_get_subtree(fx, nw), n);
         if (variant == 2) {
@@ -420,11 +425,12 @@ START_TEST(tree_rename_halfway)
         }
         struct scan_result *r = scan_fx(fx, false);
         const char *name = variant == 2 ? "a" : "x";
-        const char *dir = variant == 1 ? "/old" : "/new";
+        const char *dir = variant == 1 || variant == 3 ? "/old" : "/new";
         char want[32], want_f[48], other[32];
         snprintf(want, sizeof(want), "%s/%s", dir, name);
         snprintf(want_f, sizeof(want_f), "%s/f.txt", want);
-        snprintf(other, sizeof(other), "%s/%s", variant == 1 ? "/new" : "/old", name);
+        snprintf(other, sizeof(other), "%s/%s", variant == 1 || variant == 3 ? "/new" : "/old",
+                 name);
         const struct scan_entry *x = by_path(r, want);
         ck_assert_msg(x != NULL, "variant %d: no %s", variant, want);
         ck_assert_uint_eq(x->block, sub);
