@@ -513,8 +513,11 @@ enum lanyfs_err fsck_tree_plan(struct fsck_ctx *c)
             }
         }
         /* Directories whose tree runs through others' children are written first. */
-        dir->marks = foreign ? (dir->marks | FSCK_M_FOREIGN) : (dir->marks & ~(unsigned)FSCK_M_FOREIGN);
-        dir->marks = through ? (dir->marks | FSCK_M_THROUGH) : (dir->marks & ~(unsigned)FSCK_M_THROUGH);
+        dir->marks &= ~(unsigned)(FSCK_M_FOREIGN | FSCK_M_THROUGH);
+        if (foreign)
+            dir->marks |= FSCK_M_FOREIGN;
+        if (through)
+            dir->marks |= FSCK_M_THROUGH;
         m_free(&m);
     }
     free(fresh);

@@ -685,8 +685,9 @@ static int by_dir_name(const void *a, const void *b, void *ctx)
 /*
  * Duplicate names are found by sorting small keys (directory, a hash of the
  * name, id), made by sc_entry_add for each live entry the walk found, while
- * the name was at hand (and only the keys keep_colliding keeps): 100,000 entries compared or even visited through
- * their 400-byte records cost more than the walk that found them.
+ * the name was at hand (and only the keys keep_colliding keeps): 100,000
+ * entries compared or even visited through their 400-byte records cost
+ * more than the walk that found them.
  * Only a run of equal keys is sorted again by the names, so colliding
  * hashes, however many, cost a sort and not a comparison of every pair.
  * The pairs found are reported in the order of (directory, name, id).

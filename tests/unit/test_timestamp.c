@@ -56,6 +56,33 @@ START_TEST(test_from_to_time_random)
 }
 END_TEST
 
+/* lanyfs_ts_cmp orders as the seconds and nanoseconds do, whatever the
+ * offsets; lanyfs_ts_same also compares the offset, never the reserved bytes. */
+START_TEST(test_compare)
+{
+    struct u_rng r = {0x72};
+    for (int i = 0; i < 100000; i++) {
+        int64_t t1 = T_MIN + (int64_t)u_below(&r, (uint64_t)(T_MAX - T_MIN + 1));
+        int64_t t2 = T_MIN + (int64_t)u_below(&r, (uint64_t)(T_MAX - T_MIN + 1));
+        uint32_t n1 = (uint32_t)u_below(&r, 1000000000);
+        uint32_t n2 = (uint32_t)u_below(&r, 1000000000);
+        if (i % 3 == 0)
+            t2 = t1;
+        if (i % 5 == 0)
+            n2 = n1;
+        struct lanyfs_ts a, b;
+        lanyfs_ts_from_time(&a, (time_t)t1, n1, (int16_t)u_below(&r, 100));
+        lanyfs_ts_from_time(&b, (time_t)t2, n2, (int16_t)u_below(&r, 100));
+        int want = t1 != t2 ? (t1 < t2 ? -1 : 1) : n1 != n2 ? (n1 < n2 ? -1 : 1) : 0;
+        U_EQ(lanyfs_ts_cmp(&a, &b), want);
+        U_EQ(lanyfs_ts_cmp(&b, &a), -want);
+        b.res7 = 0x5a;
+        b.res14 = 0x1234;
+        U_EQ(lanyfs_ts_same(&a, &b), want == 0 && a.offset == b.offset);
+    }
+}
+END_TEST
+
 START_TEST(test_fixed_times)
 {
     struct lanyfs_ts ts;
@@ -266,6 +293,7 @@ static Suite *timestamp_suite(void)
     TCase *tc = tcase_create("timestamp");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_from_to_time_random);
+    tcase_add_test(tc, test_compare);
     tcase_add_test(tc, test_fixed_times);
     tcase_add_test(tc, test_leap_years);
     tcase_add_test(tc, test_validity);
