@@ -321,6 +321,14 @@ static void insert_median(struct fsck_ctx *c, struct tentry *d, const uint32_t *
     insert_median(c, d, kids, mid + 1, hi);
 }
 
+/* Is node x, no child of m's directory, an entry another directory holds? */
+static bool other_dirs_child(const struct model *m, const struct mnode *x)
+{
+    const struct fsck_ctx *c = m->c;
+    return x->kid == FSCK_NONE && x->blk < c->nblocks && c->kind[x->blk] == OWN_ENTRY &&
+           c->owner[x->blk] != FSCK_NONE && c->te[c->owner[x->blk]].parent != m->dir;
+}
+
 /*
  * Does the tree on disk reach some of d's children only below a node that
  * is another directory's child (a rename caught halfway: the entry moved,
@@ -329,7 +337,6 @@ static void insert_median(struct fsck_ctx *c, struct tentry *d, const uint32_t *
  */
 static bool kids_below_foreign(struct model *m)
 {
-    struct fsck_ctx *c = m->c;
     uint32_t r = m->root != 0 ? m_find(m, m->root) : FSCK_NONE;
     if (r == FSCK_NONE || !m->n[r].entry)
         return false;
@@ -352,8 +359,7 @@ static bool kids_below_foreign(struct model *m)
             found = true;
             break;
         }
-        bool other = x->kid == FSCK_NONE && x->blk < c->nblocks && c->kind[x->blk] == OWN_ENTRY &&
-                     c->owner[x->blk] != FSCK_NONE && c->te[c->owner[x->blk]].parent != m->dir;
+        bool other = other_dirs_child(m, x);
         uint64_t links[2] = {x->left, x->right};
         for (int k = 0; k < 2; k++) {
             uint32_t j = links[k] != 0 ? m_find(m, links[k]) : FSCK_NONE;
@@ -401,8 +407,7 @@ static bool tree_is_valid(struct model *m, bool *foreign)
         struct mnode *x = &m->n[f.node];
         if (x->kid == FSCK_NONE) {
             ok = false;
-            if (x->blk < c->nblocks && c->kind[x->blk] == OWN_ENTRY &&
-                c->owner[x->blk] != FSCK_NONE && c->te[c->owner[x->blk]].parent != m->dir)
+            if (other_dirs_child(m, x))
                 *foreign = true;
             continue;
         }

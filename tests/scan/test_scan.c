@@ -1066,6 +1066,18 @@ START_TEST(random_damage)
 }
 END_TEST
 
+/* The file entry at blk as written back with no data pointer and size 0,
+ * its counter set to wrcnt: its tree and data left unlinked. */
+static void unlink_data(struct fx *fx, uint64_t blk, uint16_t wrcnt)
+{
+    struct lanyfs_entry e;
+    fx_entry_get(fx, blk, &e);
+    e.subtree = 0;
+    e.size = 0;
+    e.wrcnt = wrcnt;
+    fx_entry_put(fx, blk, &e);
+}
+
 /*
  * A write cut short (SPEC-§8, §10): b.bin's tree and data landed, its data
  * pointer and size did not.  Its tree, the block after its entry, is
@@ -1088,12 +1100,7 @@ START_TEST(lost_trees)
         if (wiped) {
             memset(fx_block(t.fx, t.b), 0, bs);
         } else {
-            struct lanyfs_entry e;
-            fx_entry_get(t.fx, t.b, &e);
-            e.subtree = 0;
-            e.size = 0;
-            e.wrcnt = 0;
-            fx_entry_put(t.fx, t.b, &e);
+            unlink_data(t.fx, t.b, 0);
         }
         struct scan_result *r = scan_fx(t.fx, false);
         const struct scan_lost_tree *lt;
@@ -1142,12 +1149,7 @@ START_TEST(lost_tree_not_paired_after_writeback)
     struct tree t = small(9, 4, 300);
     uint64_t top = fx_get_subtree(t.fx, t.b);
     ck_assert_uint_eq(top, t.b + 1);
-    struct lanyfs_entry e;
-    fx_entry_get(t.fx, t.b, &e);
-    e.subtree = 0;
-    e.size = 0;
-    e.wrcnt = 3;
-    fx_entry_put(t.fx, t.b, &e);
+    unlink_data(t.fx, t.b, 3);
     struct scan_result *r = scan_fx(t.fx, false);
     const struct scan_lost_tree *lt;
     ck_assert_uint_eq(scan_lost_trees(r, &lt), 1);
