@@ -103,6 +103,18 @@ static bool in_bounds(struct scan_result *r, const struct scan_entry *x, const s
     return ok;
 }
 
+/* The order check of a node just reached (none through a freed node). */
+static bool check_order(struct scan_result *r, uint32_t id, const struct tframe *child)
+{
+    struct scan_entry *x = sc_entry(r, id);
+    struct scan_finding f = {.entry = id, .block = x->block};
+    if (child->stale || in_bounds(r, x, child, &f.block2))
+        return true;
+    sc_aux(r, id)->tw |= SC_TW_ORDER_BAD;
+    f.code = SCAN_PR_TREE_ORDER;
+    return sc_mark_tree_anomaly(r, &f, x->path, NULL);
+}
+
 /* Name, time and order checks of a node just reached. */
 static bool check_node(struct scan_result *r, uint32_t id, const struct tframe *child)
 {
@@ -126,15 +138,7 @@ static bool check_node(struct scan_result *r, uint32_t id, const struct tframe *
     if (!check_time(r, id, "created", &e->created) ||
         !check_time(r, id, "modified", &e->modified))
         return false;
-    if (child->stale)
-        return true;
-    x = sc_entry(r, id);
-    if (!in_bounds(r, x, child, &f.block2)) {
-        sc_aux(r, id)->tw |= SC_TW_ORDER_BAD;
-        f.code = SCAN_PR_TREE_ORDER;
-        return sc_mark_tree_anomaly(r, &f, x->path, NULL);
-    }
-    return true;
+    return check_order(r, id, child);
 }
 
 static const char *dir_path(struct scan_result *r, uint32_t dir)
@@ -385,6 +389,47 @@ out:
     return ok;
 }
 
+/*
+ * Entry first was reached through a block the driver had freed (a frozen
+ * parent's stale tree, SPEC-9.12: the leftover links of a node that left
+ * the tree), and a live tree of another directory reaches it now: the
+ * live tree outranks the freed node's links.  It takes the entry, and the
+ * walk goes on below it in this tree, so that what else the stale walk
+ * reached through it is taken back by the same rule.  A directory's own
+ * tree was walked already and is not walked again.  In the same
+ * directory, or for an entry that is not live, or where the move would
+ * put a directory below itself, the first reach stays.  Returns false only
+ * when the scan must stop.
+ */
+static bool take_from_stale(struct scan_result *r, struct tstack *s, uint32_t first,
+                            struct tframe *child, uint64_t src_blk, enum sc_link kind)
+{
+    struct scan_entry *x = sc_entry(r, first);
+    struct sc_aux *xa = sc_aux(r, first);
+    if (x == NULL || xa == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
+        x->parent == child->dir)
+        return true;
+    for (uint32_t up = child->dir, steps = 0; up != 0; steps++) {
+        if (up == first || steps > r->nentries || r->tree_move_steps >= MOVE_STEPS_MAX)
+            return true;
+        r->tree_move_steps++;
+        const struct scan_entry *u = sc_entry(r, up);
+        up = u != NULL ? u->parent : 0;
+    }
+    x->parent = child->dir;
+    xa->from = src_blk;
+    xa->link = (uint8_t)kind;
+    xa->depth = child->depth;
+    xa->via_stale = false;
+    xa->tw = (uint8_t)((xa->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
+    r->tree_moves++;
+    child->id = first;
+    child->next = 1; /* its own tree, if a directory, was walked */
+    if (!check_order(r, first, child))
+        return false;
+    return push(r, s, child);
+}
+
 /* Follow one link of the node in frame f (a copy: the stack may move). */
 static bool follow(struct scan_result *r, struct tstack *s, const struct tframe *f,
                    enum sc_link kind, uint64_t L, struct tframe *child, uint8_t *b)
@@ -418,8 +463,10 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
         uint32_t first = c->owner;
         struct sc_aux *fa = sc_aux(r, first);
         struct scan_entry *fe = sc_entry(r, first);
-        if (fe == NULL || f->stale || (fa != NULL && fa->via_stale))
+        if (fe == NULL || f->stale)
             return true; /* links the driver rewrote around a freed node */
+        if (fa != NULL && fa->via_stale)
+            return take_from_stale(r, s, first, child, src_blk, kind);
         uint32_t other = child->dir, was = fe->parent;
         bool moved;
         if (!rename_target(r, first, child, src_blk, kind, &moved) ||

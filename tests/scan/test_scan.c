@@ -493,6 +493,56 @@ START_TEST(tree_rename_links_stay)
 }
 END_TEST
 
+/*
+ * A rename of /b's c into /a caught halfway, /a's block still naming a
+ * freed entry as its tree's root (SPEC-9.12): through the freed node the
+ * walk reaches /a's n, then c (inserted right of n), and below c, by c's
+ * old links, /b's directory B1.  /b's live tree reaches c too.  A live
+ * tree outranks a freed node's links: c and B1 (with its file) are /b's,
+ * and n stays /a's.
+ */
+START_TEST(tree_stale_reach_yields)
+{
+    uint8_t data[16] = {0};
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    uint64_t a = fx_mkdir(fx, fx_root(fx), "a"), b = fx_mkdir(fx, fx_root(fx), "b");
+    uint64_t n = fx_file(fx, a, "n", data, sizeof(data));
+    uint64_t z = fx_file(fx, b, "z", data, sizeof(data));
+    uint64_t c = fx_file(fx, b, "c", data, sizeof(data));
+    uint64_t b1 = fx_mkdir(fx, b, "B1");
+    uint64_t f = fx_file(fx, b1, "f.txt", data, sizeof(data));
+    ck_assert(a && b && n && z && c && b1 && f);
+    ck_assert_uint_eq(fx_get_subtree(fx, fx_root(fx)), a);
+    ck_assert_uint_eq(fx_get_left(fx, a), b);
+    ck_assert_uint_eq(fx_get_subtree(fx, b), z);
+    ck_assert_uint_eq(fx_get_right(fx, z), c);
+    ck_assert_uint_eq(fx_get_right(fx, c), b1);
+    /* The freed root: an entry in a block the free list holds. */
+    uint64_t freed = fx_blocks(fx) - 10;
+    ck_assert(!fx_is_used(fx, freed));
+    struct lanyfs_entry e;
+    fx_entry_get(fx, n, &e);
+    lanyfs_entry_set_name(&e, "m", 1);
+    e.left = 0;
+    e.right = n;
+    fx_entry_put(fx, freed, &e);
+    fx_set_subtree(fx, a, freed);
+    fx_set_right(fx, n, c); /* the insert into /a landed */
+    struct scan_result *r = scan_fx(fx, false);
+    static const char *const want[] = {"/a/n", "/b/z", "/b/c", "/b/B1", "/b/B1/f.txt"};
+    static const char *const gone[] = {"/a/c", "/a/B1", "/a/B1/f.txt"};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    ck_assert_uint_eq(by_path(r, "/b/B1")->parent, by_path(r, "/b")->id);
+    ck_assert_uint_eq(by_path(r, "/b/B1/f.txt")->parent, by_path(r, "/b/B1")->id);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
 /* Three equal names in one directory, two in another, one name shared
  * across them: each directory's later equals are reported against the
  * one before, in the order of directory, then name, then discovery. */
@@ -1218,6 +1268,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_duplicate_names);
     tcase_add_test(tc, tree_rename_halfway);
     tcase_add_test(tc, tree_rename_links_stay);
+    tcase_add_test(tc, tree_stale_reach_yields);
     tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
