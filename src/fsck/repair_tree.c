@@ -650,23 +650,69 @@ static size_t post_order(struct model *m, uint32_t *out, size_t max)
 }
 
 /* Would writing candidate w (a node index, or FSCK_NONE for the root pointer) lose a node? */
-static bool loses(struct model *m, uint32_t w, uint32_t ep_now)
+/* Would node w with links l/r lose a child reached now (epoch ep_now in a)? */
+static bool loses_with(struct model *m, uint32_t w, uint64_t l, uint64_t r, uint32_t ep_now)
 {
-    struct fsck_ctx *c = m->c;
-    struct tentry *d = &c->te[m->dir];
-    uint32_t ep;
-    if (w == FSCK_NONE) {
-        ep = m_reach(m, d->fin_root, FSCK_NONE, 0, 0, true);
-    } else {
-        if (m->n[w].a != ep_now)
-            return false; /* nothing reaches it: its links reach nothing yet */
-        const struct tentry *t = &c->te[m->n[w].kid];
-        ep = m_reach(m, m->root, w, t->fin_left, t->fin_right, true);
-    }
+    if (m->n[w].a != ep_now)
+        return false; /* nothing reaches it: its links reach nothing yet */
+    uint32_t ep = m_reach(m, m->root, w, l, r, true);
     for (size_t i = 0; i < m->count; i++)
         if (m->n[i].a == ep_now && m->n[i].b != ep && m->n[i].kid != FSCK_NONE)
             return true;
     return false;
+}
+
+static bool loses(struct model *m, uint32_t w, uint32_t ep_now)
+{
+    struct fsck_ctx *c = m->c;
+    struct tentry *d = &c->te[m->dir];
+    if (w != FSCK_NONE) {
+        const struct tentry *t = &c->te[m->n[w].kid];
+        return loses_with(m, w, t->fin_left, t->fin_right, ep_now);
+    }
+    uint32_t ep = m_reach(m, d->fin_root, FSCK_NONE, 0, 0, true);
+    for (size_t i = 0; i < m->count; i++)
+        if (m->n[i].a == ep_now && m->n[i].b != ep && m->n[i].kid != FSCK_NONE)
+            return true;
+    return false;
+}
+
+/*
+ * Before the tree is switched: a child of the directory that links another
+ * directory's child (a rename caught halfway left it there) drops that link
+ * first, where no child of this directory hangs below it.  Otherwise a cut
+ * just after the switch would leave that entry in two live trees, and the
+ * next run could not tell which one is its own; before the switch, a tree
+ * the driver left stale (SPEC-9.12) reached it only through a freed node,
+ * which the scan does not let outrank a live tree.
+ */
+static enum lanyfs_err drop_foreign_links(struct model *m)
+{
+    struct fsck_ctx *c = m->c;
+    /* A dropped link loses no child, so the children reached stay so. */
+    uint32_t ep_now = m_reach(m, m->root, FSCK_NONE, 0, 0, false);
+    for (size_t i = 0; i < m->count; i++) {
+        struct mnode *x = &m->n[i];
+        if (x->kid == FSCK_NONE || x->a != ep_now)
+            continue;
+        const struct tentry *t = &c->te[x->kid];
+        uint64_t links[2] = {x->left, x->right}, fin[2] = {t->fin_left, t->fin_right};
+        bool drop = false;
+        for (int k = 0; k < 2; k++) {
+            uint32_t j = links[k] != 0 ? m_find(m, links[k]) : FSCK_NONE;
+            if (j != FSCK_NONE && links[k] != fin[k] && m->n[j].entry &&
+                other_dirs_child(m, &m->n[j])) {
+                links[k] = 0;
+                drop = true;
+            }
+        }
+        if (!drop || loses_with(m, (uint32_t)i, links[0], links[1], ep_now))
+            continue;
+        enum lanyfs_err rc = write_links(m, (uint32_t)i, links[0], links[1], false);
+        if (rc != LANYFS_OK)
+            return rc;
+    }
+    return LANYFS_OK;
 }
 
 /* Park every child the write w would lose on an empty link of a node that stays reached. */
@@ -738,6 +784,11 @@ static enum lanyfs_err write_dir(struct fsck_ctx *c, uint32_t d)
     }
     size_t norder = post_order(&m, order, max);
     size_t limit = 8 * (norder + 2) + 64;
+    if (m.root != dir->fin_root && !dir->is_new) {
+        rc = drop_foreign_links(&m);
+        if (rc != LANYFS_OK)
+            goto out;
+    }
     for (size_t step = 0; step < limit; step++) {
         bool root_pending = m.root != dir->fin_root || dir->is_new;
         bool any = root_pending;
