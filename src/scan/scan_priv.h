@@ -77,6 +77,7 @@ struct sc_dupkey {
 #define SC_TW_ORDER_BAD 0x01 /* its name broke the order where first reached */
 #define SC_TW_MOVED 0x02     /* moved to the other tree of a rename caught halfway */
 #define SC_TW_REHOMED 0x04   /* below such an entry, given back to the tree it fits */
+#define SC_TW_LINKS_UP 0x08  /* links its own directory's block: links of the tree above */
 
 struct sc_aux {
     uint64_t from;          /* block of the node whose link reached it, 0 for a root */

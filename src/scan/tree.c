@@ -165,7 +165,11 @@ static const char *dir_path(struct scan_result *r, uint32_t dir)
  *    is older (a rename touches the entry and both directories with one
  *    time, and the first directory's write had not landed; a first
  *    directory written since is the target of a later rename whose
- *    entry write did not land, the time being an earlier rename's).
+ *    entry write did not land, the time being an earlier rename's); or
+ *  - the node that reached it first links the first directory's own block
+ *    (SC_TW_LINKS_UP), and this directory holds that one: that node was
+ *    renamed from here into the first directory, and its links, which its
+ *    own block still holds, are this tree's.
  * Moving it here must not make a directory its own ancestor.  The paths of
  * what lies below are redone after the walk (repath_moved).  Sets *moved;
  * returns false only when the scan must stop.
@@ -188,7 +192,13 @@ static bool rename_target(struct scan_result *r, uint32_t first, const struct tf
     bool by_name = (xa->tw & SC_TW_ORDER_BAD) != 0;
     bool by_time = lanyfs_ts_same(&x->e.modified, &d2->e.modified) &&
                    lanyfs_ts_cmp(&d1->e.modified, &x->e.modified) < 0;
-    if (!by_name && !by_time)
+    const struct scan_block *via = sc_cell(r, xa->from);
+    const struct sc_aux *va =
+        via != NULL && (via->cls == SCAN_BLK_DIR || via->cls == SCAN_BLK_FILE)
+            ? sc_aux(r, via->owner)
+            : NULL;
+    bool by_links = va != NULL && (va->tw & SC_TW_LINKS_UP) && d1->parent == child->dir;
+    if (!by_name && !by_time && !by_links)
         return true;
     /* Not below itself: d2's ancestors must not include it. */
     uint32_t up = child->dir;
@@ -450,12 +460,18 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
                          &(struct scan_finding){.code = SCAN_PR_TREE_UNREADABLE, .entry = f->id,
                                                 .block = L},
                          src->path, "block %" PRIu64 " lies beyond the end of the image", L);
-    if (c->flags & SC_BF_ACTIVE)
+    if (c->flags & SC_BF_ACTIVE) {
+        /* A node of a directory's tree linking that directory's own block
+         * has links made in the tree that holds the directory. */
+        const struct scan_entry *d = sc_entry(r, f->dir);
+        if (kind != SC_LINK_SUBTREE && d != NULL && d->block == L)
+            sc_aux(r, f->id)->tw |= SC_TW_LINKS_UP;
         return sc_mark_tree_anomaly(r,
                                     &(struct scan_finding){.code = SCAN_PR_TREE_CYCLE,
                                                            .entry = f->id, .block = src_blk,
                                                            .block2 = L},
                                     src->path, NULL);
+    }
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_DIR:
     case SCAN_BLK_FILE:

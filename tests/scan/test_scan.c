@@ -543,6 +543,56 @@ START_TEST(tree_stale_reach_yields)
 }
 END_TEST
 
+/*
+ * File a, in the root's tree above directory Z (a's right) and m (a's
+ * left), renamed into Z, caught halfway: the root's tree no longer holds
+ * a (Z took its place), Z's tree does, and a's own block still has its
+ * links from the root's tree.  Walking Z's tree, a links Z itself, so its
+ * links are the root's: m, first reached through a, is the root's, with
+ * what it holds.
+ */
+START_TEST(tree_rename_links_up)
+{
+    uint8_t data[16] = {0};
+    struct fx *fx = fx_new(10, 4, 200);
+    ck_assert_ptr_nonnull(fx);
+    uint64_t root = fx_root(fx);
+    uint64_t bb = fx_file(fx, root, "B", data, sizeof(data));
+    uint64_t z = fx_mkdir(fx, root, "Z");
+    uint64_t a = fx_file(fx, root, "a", data, sizeof(data));
+    uint64_t m = fx_mkdir(fx, root, "m");
+    uint64_t f = fx_file(fx, m, "f.txt", data, sizeof(data));
+    uint64_t zz = fx_file(fx, z, "zz", data, sizeof(data));
+    ck_assert(bb && z && a && m && f && zz);
+    /* The root's tree after a left it: B, Z left of B, m left of Z. */
+    uint64_t nodes[] = {bb, z, a, m};
+    for (size_t i = 0; i < 4; i++) {
+        fx_set_left(fx, nodes[i], 0);
+        fx_set_right(fx, nodes[i], 0);
+    }
+    fx_set_subtree(fx, root, bb);
+    fx_set_left(fx, bb, z);
+    fx_set_left(fx, z, m);
+    /* a's own block: its links in the root's tree before the rename. */
+    fx_set_left(fx, a, m);
+    fx_set_right(fx, a, z);
+    /* Z's tree: zz, a right of it. */
+    fx_set_subtree(fx, z, zz);
+    fx_set_right(fx, zz, a);
+    struct scan_result *r = scan_fx(fx, false);
+    static const char *const want[] = {"/B", "/Z", "/Z/zz", "/Z/a", "/m", "/m/f.txt"};
+    static const char *const gone[] = {"/Z/m", "/Z/m/f.txt", "/a"};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    ck_assert_uint_eq(by_path(r, "/m")->parent, by_path(r, "/")->id);
+    ck_assert_uint_eq(by_path(r, "/m/f.txt")->parent, by_path(r, "/m")->id);
+    scan_result_free(r);
+    fx_free(fx);
+}
+END_TEST
+
 /* Three equal names in one directory, two in another, one name shared
  * across them: each directory's later equals are reported against the
  * one before, in the order of directory, then name, then discovery. */
@@ -1269,6 +1319,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_rename_halfway);
     tcase_add_test(tc, tree_rename_links_stay);
     tcase_add_test(tc, tree_stale_reach_yields);
+    tcase_add_test(tc, tree_rename_links_up);
     tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
