@@ -153,6 +153,35 @@ static const char *dir_path(struct scan_result *r, uint32_t dir)
 #define MOVE_STEPS_MAX ((uint64_t)1 << 22)
 
 /*
+ * Move entry first into the tree of directory child->dir, reached there
+ * from block src_blk by a link of this kind; its path and what lies below
+ * it are redone after the walk (repath_moved).  Not when that would put a
+ * directory below itself (child->dir's ancestors include it), nor once
+ * the scan has followed MOVE_STEPS_MAX parent links: then false.
+ */
+static bool move_entry(struct scan_result *r, uint32_t first, const struct tframe *child,
+                       uint64_t src_blk, enum sc_link kind)
+{
+    struct scan_entry *x = sc_entry(r, first);
+    struct sc_aux *xa = sc_aux(r, first);
+    uint32_t up = child->dir;
+    for (size_t steps = 0; up != 0; steps++) {
+        if (up == first || steps > r->nentries || r->tree_move_steps >= MOVE_STEPS_MAX)
+            return false;
+        r->tree_move_steps++;
+        const struct scan_entry *u = sc_entry(r, up);
+        up = u != NULL ? u->parent : 0;
+    }
+    x->parent = child->dir;
+    xa->from = src_blk;
+    xa->link = (uint8_t)kind;
+    xa->depth = child->depth;
+    xa->tw = (uint8_t)((xa->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
+    r->tree_moves++;
+    return true;
+}
+
+/*
  * Entry first, first reached in the tree of one directory, is reached again
  * in the tree of another (frame child): a rename that an unplug caught
  * between its tree writes, or one whose delete from the old tree failed
@@ -200,22 +229,7 @@ static bool rename_target(struct scan_result *r, uint32_t first, const struct tf
     bool by_links = va != NULL && (va->tw & SC_TW_LINKS_UP) && d1->parent == child->dir;
     if (!by_name && !by_time && !by_links)
         return true;
-    /* Not below itself: d2's ancestors must not include it. */
-    uint32_t up = child->dir;
-    for (size_t steps = 0; up != 0; steps++) {
-        if (up == first || steps > r->nentries || r->tree_move_steps >= MOVE_STEPS_MAX)
-            return true;
-        r->tree_move_steps++;
-        const struct scan_entry *u = sc_entry(r, up);
-        up = u != NULL ? u->parent : 0;
-    }
-    x->parent = child->dir;
-    xa->from = src_blk;
-    xa->link = (uint8_t)kind;
-    xa->depth = child->depth;
-    xa->tw = (uint8_t)((xa->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
-    r->tree_moves++;
-    *moved = true;
+    *moved = move_entry(r, first, child, src_blk, kind);
     return true;
 }
 
@@ -419,20 +433,9 @@ static bool take_from_stale(struct scan_result *r, struct tstack *s, uint32_t fi
     if (x == NULL || xa == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
         x->parent == child->dir)
         return true;
-    for (uint32_t up = child->dir, steps = 0; up != 0; steps++) {
-        if (up == first || steps > r->nentries || r->tree_move_steps >= MOVE_STEPS_MAX)
-            return true;
-        r->tree_move_steps++;
-        const struct scan_entry *u = sc_entry(r, up);
-        up = u != NULL ? u->parent : 0;
-    }
-    x->parent = child->dir;
-    xa->from = src_blk;
-    xa->link = (uint8_t)kind;
-    xa->depth = child->depth;
+    if (!move_entry(r, first, child, src_blk, kind))
+        return true;
     xa->via_stale = false;
-    xa->tw = (uint8_t)((xa->tw & ~SC_TW_ORDER_BAD) | SC_TW_MOVED);
-    r->tree_moves++;
     child->id = first;
     child->next = 1; /* its own tree, if a directory, was walked */
     if (!check_order(r, first, child))

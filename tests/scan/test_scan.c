@@ -358,6 +358,16 @@ START_TEST(tree_degenerate_deep)
 }
 END_TEST
 
+/* Every path of want is in r, none of gone is. */
+static void assert_paths(const struct scan_result *r, const char *const *want, size_t nwant,
+                         const char *const *gone, size_t ngone)
+{
+    for (size_t i = 0; i < nwant; i++)
+        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
+    for (size_t i = 0; i < ngone; i++)
+        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+}
+
 /* Rename an entry in place. */
 static void rename_to(struct fx *fx, uint64_t blk, const char *name)
 {
@@ -480,10 +490,7 @@ START_TEST(tree_rename_links_stay)
     struct scan_result *r = scan_fx(fx, false);
     static const char *const want[] = {"/a/q", "/a/n", "/b/k", "/b/z", "/b/m", "/b/m/f.txt"};
     static const char *const gone[] = {"/a/k", "/a/z", "/a/m", "/a/m/f.txt", "/b/n"};
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
-    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
-        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    assert_paths(r, want, sizeof(want) / sizeof(want[0]), gone, sizeof(gone) / sizeof(gone[0]));
     ck_assert_uint_eq(by_path(r, "/b/m/f.txt")->parent, by_path(r, "/b/m")->id);
     ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_RENAME_TWO_TREES) +
                           count_code(r, SCAN_PR_TREE_REACHED_TWICE),
@@ -532,10 +539,7 @@ START_TEST(tree_stale_reach_yields)
     struct scan_result *r = scan_fx(fx, false);
     static const char *const want[] = {"/a/n", "/b/z", "/b/c", "/b/B1", "/b/B1/f.txt"};
     static const char *const gone[] = {"/a/c", "/a/B1", "/a/B1/f.txt"};
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
-    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
-        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    assert_paths(r, want, sizeof(want) / sizeof(want[0]), gone, sizeof(gone) / sizeof(gone[0]));
     ck_assert_uint_eq(by_path(r, "/b/B1")->parent, by_path(r, "/b")->id);
     ck_assert_uint_eq(by_path(r, "/b/B1/f.txt")->parent, by_path(r, "/b/B1")->id);
     scan_result_free(r);
@@ -582,10 +586,7 @@ START_TEST(tree_rename_links_up)
     struct scan_result *r = scan_fx(fx, false);
     static const char *const want[] = {"/B", "/Z", "/Z/zz", "/Z/a", "/m", "/m/f.txt"};
     static const char *const gone[] = {"/Z/m", "/Z/m/f.txt", "/a"};
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-        ck_assert_msg(by_path(r, want[i]) != NULL, "no %s", want[i]);
-    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
-        ck_assert_msg(by_path(r, gone[i]) == NULL, "%s still there", gone[i]);
+    assert_paths(r, want, sizeof(want) / sizeof(want[0]), gone, sizeof(gone) / sizeof(gone[0]));
     ck_assert_uint_eq(by_path(r, "/m")->parent, by_path(r, "/")->id);
     ck_assert_uint_eq(by_path(r, "/m/f.txt")->parent, by_path(r, "/m")->id);
     scan_result_free(r);
