@@ -78,6 +78,7 @@ static const struct policy policies[] = {
     {"TREE_TOO_DEEP", FSCK_CAT_NONE, false},
     {"TREE_TIME_INVALID", FSCK_CAT_TIME, true},
     {"TREE_UNREADABLE", FSCK_CAT_TREE, false},
+    {"TREE_RENAME_HALFWAY", FSCK_CAT_TREE, false},
     {"FILE_DATA_RANGE", FSCK_CAT_FILE, true},
     {"FILE_DATA_TYPE", FSCK_CAT_FILE, true},
     {"EXT_LEVEL_WRONG", FSCK_CAT_FILE, true},

@@ -31,8 +31,9 @@
  *    only holes under a non-zero size, its extenders visited by a truncate
  *    (MARK_FAILED_DELETE; elsewhere that is a sparse file); a failed
  *    rename: an entry reached from two directories, or a leaf reached twice
- *    (MARK_RENAME_TWO_TREES), anything else reached twice is
- *    TREE_REACHED_TWICE;
+ *    (MARK_RENAME_TWO_TREES; without the driver's marks elsewhere, a rename
+ *    an unplug cut off between its writes: TREE_RENAME_HALFWAY), anything
+ *    else reached twice is TREE_REACHED_TWICE;
  *  - 9.12 a frozen parent: a directory whose links name a freed or chain
  *    block (MARK_FROZEN_PARENT); 9.14 an entry that became a chain block
  *    while linked from a sibling (MARK_ENTRY_BECAME_CHAIN); a non-directory
@@ -74,11 +75,15 @@ bool sc_mark_reached_twice(struct scan_result *r, uint32_t first, uint32_t dir, 
     if (fe == NULL)
         return true;
     bool leaf = fe->e.left == 0 && fe->e.right == 0;
-    if (fe->state == SCAN_ENTRY_LIVE && (leaf || fe->parent != dir))
-        return sc_report(r,
-                         &(struct scan_finding){.code = SCAN_PR_MARK_RENAME_TWO_TREES,
-                                                .entry = first, .block = fe->block},
-                         fe->path, NULL);
+    if (fe->state == SCAN_ENTRY_LIVE && (leaf || fe->parent != dir)) {
+        /* The driver's failed rename, or a rename an unplug cut off
+         * between its writes: the mark stands where the driver wrote. */
+        struct scan_finding m = {.code = SCAN_PR_MARK_RENAME_TWO_TREES, .entry = first,
+                                 .block = fe->block};
+        struct scan_finding alt = m;
+        alt.code = SCAN_PR_TREE_RENAME_HALFWAY;
+        return sc_report_alt(r, &m, fe->path, NULL, &alt, fe->path, NULL);
+    }
     struct scan_finding m = {.code = SCAN_PR_MARK_STALE_TREE, .entry = first, .block = from,
                              .block2 = fe->block};
     struct scan_finding alt = {.code = SCAN_PR_TREE_REACHED_TWICE, .entry = first,
@@ -501,7 +506,6 @@ static bool driver_only(uint32_t code)
     case SCAN_PR_MARK_FIRST_BLOCK_OVERWRITTEN:
     case SCAN_PR_MARK_HOLE_TO_BLOCK0:
     case SCAN_PR_MARK_FAILED_DELETE:
-    case SCAN_PR_MARK_RENAME_TWO_TREES:
     case SCAN_PR_MARK_EXTRA_MAPPED:
     case SCAN_PR_MARK_TIME_DRIFT:
     case SCAN_PR_MARK_ZERO_SIZE_EXTENDER:

@@ -168,6 +168,10 @@ enum scan_severity {
       N_("{path}: timestamp '{text}' is not a valid time"), N_("set it to the check time"))     \
     X(TREE_UNREADABLE, 0x01000c, SCAN_SEV_ERROR, 0,                                             \
       N_("{path}: block {block} cannot be read: {text}"), N_("clear the link to it"))           \
+    X(TREE_RENAME_HALFWAY, 0x01000d, SCAN_SEV_ERROR, 0,                                         \
+      N_("{path}: entry block {block} sits in two directory trees: a rename was cut off "       \
+         "between its writes"),                                                                 \
+      N_("keep the entry in the tree the rename left it in"))                                   \
     /* ---- pass 2: files and extenders ---- */                                                 \
     X(FILE_DATA_RANGE, 0x020001, SCAN_SEV_ERROR, 0,                                             \
       N_("{path}: data pointer {block2} lies beyond the device end"),                           \

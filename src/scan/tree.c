@@ -14,7 +14,8 @@
  *  - TREE_PTR_TYPE: a link to a block that is no directory or file;
  *  - TREE_CYCLE: a link back to a node on the current path;
  *  - a second link to a node already reached: marks.c decides between
- *    TREE_REACHED_TWICE and a failed rename (MARK_RENAME_TWO_TREES);
+ *    TREE_REACHED_TWICE and a rename left in two trees (MARK_RENAME_TWO_TREES
+ *    for the driver's failed one, TREE_RENAME_HALFWAY for one cut off);
  *  - a link to a chain block or a freed block of the free list: marks.c
  *    decides between a frozen parent (MARK_FROZEN_PARENT), an entry that
  *    became a chain block (MARK_ENTRY_BECAME_CHAIN) and a block listed free
