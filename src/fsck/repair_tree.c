@@ -649,7 +649,6 @@ static size_t post_order(struct model *m, uint32_t *out, size_t max)
     return n;
 }
 
-/* Would writing candidate w (a node index, or FSCK_NONE for the root pointer) lose a node? */
 /* Would node w with links l/r lose a child reached now (epoch ep_now in a)? */
 static bool loses_with(struct model *m, uint32_t w, uint64_t l, uint64_t r, uint32_t ep_now)
 {
@@ -662,6 +661,7 @@ static bool loses_with(struct model *m, uint32_t w, uint64_t l, uint64_t r, uint
     return false;
 }
 
+/* Would writing candidate w (a node index, or FSCK_NONE for the root pointer) lose a node? */
 static bool loses(struct model *m, uint32_t w, uint32_t ep_now)
 {
     struct fsck_ctx *c = m->c;
