@@ -34,6 +34,10 @@
  *    it dropped, so such a tree stays a lost one;
  *  - its size: the blocks it maps, the last one's trailing zero bytes left
  *    out (a partial page goes out zero-filled past the end of the file).
+ *    Data blocks at its end that hold only zeros are no part of it: a
+ *    write whose data never landed, they hold nothing to save, and a tree
+ *    kept for them alone would become a file of holes.  They stay leaked,
+ *    and a tree left with no data block maps nothing.
  *
  * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
  * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
@@ -132,6 +136,17 @@ static uint64_t top_holds(struct scan_result *r, uint64_t top, uint8_t *b)
         n += c != NULL && held(c);
     }
     return n;
+}
+
+/* Block blk reads as zeros only (an unreadable block is not: it may hold data). */
+static bool zero_block(struct scan_result *r, uint64_t blk, uint8_t *b)
+{
+    if (sc_read(r, blk, b, NULL) != LANYFS_OK)
+        return false;
+    for (uint32_t i = 0; i < r->g.blocksize; i++)
+        if (b[i] != 0)
+            return false;
+    return true;
 }
 
 /* Its size in bytes: the blocks mapped, the last one's zero tail left out. */
@@ -347,6 +362,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 r->map[pairs[i].dblk].flags &= (uint8_t)~SC_BF_LINKED;
             npairs = 0;
         }
+        /* Zero blocks at its end hold nothing to keep: no write of them landed. */
+        while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b))
+            r->map[pairs[--npairs].dblk].flags &= (uint8_t)~SC_BF_LINKED;
         if (npairs == 0) {
             /* Maps nothing any more: an extender leak (marks.c). */
             r->map[blk].flags |= SC_BF_LINKED;

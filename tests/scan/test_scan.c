@@ -1249,6 +1249,52 @@ START_TEST(lost_trees)
 END_TEST
 
 /*
+ * The write of lost_trees whose last data blocks never landed (they read
+ * as zeros): the tree ends at the last block that holds data, and the
+ * zero blocks stay leaked.  With no block of data at all there is no tree
+ * to keep: its blocks are leaked, and b.bin keeps its size 0.
+ */
+START_TEST(lost_tree_zero_tail)
+{
+    for (uint32_t keep = 0; keep < 5; keep += 3) {
+        struct tree t = small(9, 4, 300);
+        uint32_t bs = fx_blocksize(t.fx);
+        uint64_t top = fx_get_subtree(t.fx, t.b);
+        uint64_t want[5];
+        for (uint32_t i = 0; i < 5; i++)
+            want[i] = fx_ext_get_slot(t.fx, top, i);
+        for (uint32_t i = keep; i < 5; i++)
+            memset(fx_block(t.fx, want[i]), 0, bs);
+        unlink_data(t.fx, t.b, 0);
+        struct scan_result *r = scan_fx(t.fx, false);
+        const struct scan_lost_tree *lt;
+        const struct scan_block *m = scan_blocks(r);
+        if (keep == 0) {
+            ck_assert_uint_eq(scan_lost_trees(r, &lt), 0);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_UNLINKED_FILE_DATA), 0);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_LOST_DATA_TREE), 0);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 1);
+        } else {
+            ck_assert_uint_eq(scan_lost_trees(r, &lt), 1);
+            ck_assert_uint_eq(lt->ndata, keep);
+            ck_assert_uint_eq(lt->mapped, keep);
+            ck_assert_uint_gt(lt->size, (keep - 1) * bs);
+            ck_assert_uint_le(lt->size, keep * bs);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_UNLINKED_FILE_DATA), 1);
+            ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 1);
+        }
+        const struct scan_entry *b = by_path(r, "/b.bin");
+        ck_assert_ptr_nonnull(b);
+        ck_assert_uint_eq(b->e.size, 0);
+        for (uint32_t i = keep; i < 5; i++)
+            ck_assert_uint_eq(m[want[i]].cls, SCAN_BLK_LEAKED);
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
+
+/*
  * The same tree after b.bin's entry was written back with no data pointer
  * and size 0 (counter 3): a file emptied since, whose old tree's frees did
  * not land, looks so.  Pairing would give it back data it dropped, so the
@@ -1341,6 +1387,7 @@ static Suite *make(void)
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, lost_trees);
+    tcase_add_test(tc, lost_tree_zero_tail);
     tcase_add_test(tc, lost_tree_before_old_extender);
     tcase_add_test(tc, lost_tree_not_paired_after_writeback);
     tcase_add_test(tc, progress_and_cancel);
