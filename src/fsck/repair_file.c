@@ -120,6 +120,23 @@ static uint64_t slot_base(const struct lanyfs_geom *g, uint64_t base, unsigned l
     return base + (uint64_t)i * span;
 }
 
+/*
+ * Does the extender in b (level, first file block base) map anything
+ * within the size?  One below the top that does not is dropped with its
+ * slot, not kept empty: an empty level-0 extender linked last is the mark
+ * of the driver's growth loop (SPEC-9.7), which a rerun would report.
+ */
+static bool maps_within(const struct fwalk *w, const uint8_t *b, unsigned level, uint64_t base)
+{
+    const struct fsck_ctx *c = w->c;
+    for (uint32_t i = 0; i < c->g.extmax; i++) {
+        uint64_t v = lanyfs_ext_slot(&c->g, b, i);
+        if (v != 0 && v < c->nblocks && slot_base(&c->g, base, level, i) < w->needed)
+            return true;
+    }
+    return false;
+}
+
 /* ---- claim ------------------------------------------------------------------------ */
 
 static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t base,
@@ -129,7 +146,8 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
     if ((w->allowed && base >= w->needed) || depth > FSCK_LEVEL_MAX)
         return;
     uint8_t *b = w->buf[depth];
-    if (!read_ext(w, blk, (int)level, b))
+    if (!read_ext(w, blk, (int)level, b) ||
+        (w->allowed && depth > 0 && !maps_within(w, b, level, base)))
         return;
     fsck_claim(c, blk, w->ekind, w->who);
     for (uint32_t i = 0; i < c->g.extmax; i++) {
@@ -231,6 +249,9 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
         return (struct ref){0};
     bool own = mine(w, blk, w->ekind);
     uint8_t *b = w->buf[depth];
+    if (w->allowed && depth > 0 && read_ext(w, blk, (int)level, b) &&
+        !maps_within(w, b, level, base))
+        return (struct ref){0}; /* maps nothing the file keeps */
     if (!own && w->t->adopted && w->allowed && depth > 0 && other_file(w, blk))
         return (struct ref){0}; /* another file's extender: not the lost tree's */
     if ((!own && !(c->allow_clone && other_file(w, blk))) ||
