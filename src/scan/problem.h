@@ -152,7 +152,7 @@ enum scan_severity {
       N_("rename the second entry with a unique suffix"))                                       \
     X(TREE_NAME_EMPTY, 0x010006, SCAN_SEV_ERROR, 0,                                             \
       N_("{path}: entry block {block} has an empty name"),                                      \
-      N_("give it the name 'block-{block}'"))                                                   \
+      N_("name it after its block: 'block-' and the number"))                                  \
     X(TREE_NAME_NO_NUL, 0x010007, SCAN_SEV_ERROR, 0,                                            \
       N_("{path}: entry block {block} has a name without NUL in 256 bytes"),                    \
       N_("cut the name at 255 bytes"))                                                          \
@@ -305,7 +305,7 @@ enum scan_severity {
     X(MARK_FIRST_BLOCK_OVERWRITTEN, 0x060009, SCAN_SEV_ERROR, SCAN_PF_DRIVER,                   \
       N_("{path}: grew past {count} blocks; the driver wrote those blocks over its first ones " \
          "(SPEC-9.7)"),                                                                         \
-      N_("cut the file to its first {count} blocks"))                                           \
+      N_("cut the file to the blocks it wrote first"))                                         \
     X(MARK_HOLE_TO_BLOCK0, 0x06000a, SCAN_SEV_WARNING, SCAN_PF_DRIVER,                          \
       N_("{path}: {count} holes map to block 0 under the driver, whose writes land on the "     \
          "superblock (SPEC-9.8)"),                                                              \
