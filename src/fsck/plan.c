@@ -578,6 +578,11 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
             continue;
         t->moved = relink;
         t->file_allowed = relink && fsck_allowed(c, FSCK_CAT_FILE, x->id);
+        /* A block a live file holds is not an orphan's: live files' blocks
+         * never reach the free list, so the orphan is an old entry whose
+         * blocks were handed out again (its own block too, before its new
+         * contents landed).  Its slot is cleared, not copied. */
+        t->adopted = relink;
         if (!relink)
             c->kind[t->block] = OWN_KEEP;
     }

@@ -92,7 +92,8 @@ struct tentry {
     bool to_lostfound;        /* relinked under /lost+found */
     bool lost_tree;           /* a new file for an extender tree no file links (LOST_DATA_TREE) */
     bool adopted;             /* its tree is a lost tree it takes (LOST_DATA_TREE,
-                               * UNLINKED_FILE_DATA): blocks others hold are not its */
+                               * UNLINKED_FILE_DATA), or it is a relinked orphan:
+                               * blocks others hold are not its */
     struct lanyfs_entry e;    /* contents as they must end (links aside) */
     bool fields_dirty;        /* data, size or times change (written in phase 2) */
     bool name_dirty;          /* the name changes (written with the links, phase 3) */

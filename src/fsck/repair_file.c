@@ -252,8 +252,8 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
     if (w->allowed && depth > 0 && read_ext(w, blk, (int)level, b) &&
         !maps_within(w, b, level, base))
         return (struct ref){0}; /* maps nothing the file keeps */
-    if (!own && w->t->adopted && w->allowed && depth > 0 && other_file(w, blk))
-        return (struct ref){0}; /* another file's extender: not the lost tree's */
+    if (!own && w->t->adopted && w->allowed && other_file(w, blk))
+        return (struct ref){0}; /* another file's extender: not the lost tree's or orphan's */
     if ((!own && !(c->allow_clone && other_file(w, blk))) ||
         !read_ext(w, blk, (int)level, b)) {
         /* Left as it is: count what it may map as backed. */
