@@ -17,9 +17,12 @@
  *      minute is a failure); its status must be 0 or 1;
  *   3. fsck -n must then exit 0 (clean);
  *   4. every noted path must read back with the same size and SHA-256, or,
- *      when the state showed its entry at another noted path too (an
- *      entry in two directories' trees, of which a repair keeps one),
- *      that other path must.
+ *      when the state showed its entry (or an ancestor's) at another path
+ *      too (an entry in two directories' trees, of which a repair keeps
+ *      one), that other path must: another noted path naming the same
+ *      entry, or the path where the scan of the state keeps the entry,
+ *      when the state shows it there through live nodes only (no freed,
+ *      listed or deleted block on the way).
  * With --cuts N, on every --cut-every'th state whose repair writes, the
  * repair is cut at up to N points spread over its writes (by refusing
  * write c through the write hook below the undo recorder, and at every
@@ -78,6 +81,8 @@ static struct {
     uint64_t not_shown;   /* complete by truth, not shown by the state before the repair */
     uint64_t stale;       /* shown only through a link to an entry the driver freed (2012) */
     uint64_t twice;       /* shown twice (one entry in two trees), kept at the other path */
+    uint64_t scan_kept;   /* of those, kept where the scan of the state keeps the entry,
+                           * a path the log does not end with */
 } stats;
 
 /* ---- reading a path back ----------------------------------------------------- */
@@ -170,36 +175,154 @@ static bool copy_file(const char *from, const char *to)
     return ok;
 }
 
-/* Steps 3 and 4 on img: -n clean, the noted paths intact.  Prints why not. */
 /*
- * The entry block each noted path names in img (0: none), so that verify
- * can tell one entry shown at two paths: an entry the state holds in two
- * directories' trees (a rename caught halfway, or the driver's failed
- * delete, SPEC-9.9) can keep only one of them.
+ * What the state showed, kept for verify: the entry block each noted path
+ * names (0: none), and for a noted path whose entry (or an ancestor's) the
+ * state holds in two directories' trees, the path where the scan of the
+ * state keeps it.  An entry the state holds in two trees (a rename caught
+ * halfway, or the driver's failed delete, SPEC-9.9) can keep only one of
+ * them; entries inserted below it through either tree show at both.
  */
-static uint64_t *path_blocks(const struct truth_scenario *sc, const char *img, const bool *must)
+struct alt {
+    size_t i;     /* the noted path */
+    char *other;  /* the same entry's path there, the rest of path i appended */
+};
+
+struct state_view {
+    uint64_t *blocks; /* per noted path */
+    struct alt *alts;
+    size_t nalts;
+};
+
+static void state_view_free(struct state_view *v)
 {
-    uint64_t *blocks = calloc(sc->npaths + 1, sizeof(*blocks));
+    if (v == NULL)
+        return;
+    for (size_t k = 0; k < v->nalts; k++)
+        free(v->alts[k].other);
+    free(v->alts);
+    free(v->blocks);
+}
+
+/* A block the scan of the state found in a live tree (not freed, listed or deleted). */
+static bool live_node(const struct scan_result *r, uint64_t blk)
+{
+    const struct scan_block *map = scan_blocks(r);
+    if (blk == 0 || blk >= scan_block_count(r))
+        return false;
+    return map[blk].cls == SCAN_BLK_DIR || map[blk].cls == SCAN_BLK_FILE;
+}
+
+/*
+ * The entry block path (its first len bytes) names, found by the tree
+ * order through live nodes only; 0 when it names none that way.
+ */
+static uint64_t live_resolve(struct lanyfs_fs *fs, const struct scan_result *r, const char *path,
+                             size_t len)
+{
+    uint64_t cur = lanyfs_fs_super(fs)->rootdir, limit = scan_block_count(r);
+    size_t at = 0;
+    while (at < len) {
+        while (at < len && path[at] == '/')
+            at++;
+        if (at == len)
+            break;
+        size_t end = at;
+        while (end < len && path[end] != '/')
+            end++;
+        struct lanyfs_entry e;
+        if (lanyfs_fs_read_entry(fs, cur, &e, NULL) != LANYFS_OK || !lanyfs_entry_is_dir(&e))
+            return 0;
+        uint64_t node = e.subtree, found = 0;
+        for (uint64_t steps = 0; node != 0 && found == 0 && steps < limit; steps++) {
+            struct lanyfs_entry n;
+            if (!live_node(r, node) || lanyfs_fs_read_entry(fs, node, &n, NULL) != LANYFS_OK)
+                return 0;
+            int c = lanyfs_name_cmp(n.name, (const uint8_t *)path + at, end - at);
+            if (c == 0)
+                found = node;
+            else
+                node = c < 0 ? n.left : n.right;
+        }
+        if (found == 0)
+            return 0;
+        cur = found;
+        at = end;
+    }
+    return cur;
+}
+
+static bool state_view_get(const struct truth_scenario *sc, const char *img, const bool *must,
+                           struct state_view *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->blocks = calloc(sc->npaths + 1, sizeof(*v->blocks));
     struct lanyfs_fs *fs = NULL;
-    if (blocks == NULL || lanyfs_fs_open(img, LANYFS_OPEN_FORCE, &fs, NULL) != LANYFS_OK)
-        return blocks;
+    struct scan_result *r = NULL;
+    if (v->blocks == NULL)
+        return false;
+    if (lanyfs_fs_open(img, LANYFS_OPEN_FORCE, &fs, NULL) != LANYFS_OK)
+        return true;
     for (size_t i = 0; i < sc->npaths; i++)
-        if (must[i] && lanyfs_path_resolve(fs, sc->paths[i].path, &blocks[i], NULL, NULL) !=
+        if (must[i] && lanyfs_path_resolve(fs, sc->paths[i].path, &v->blocks[i], NULL, NULL) !=
                            LANYFS_OK)
-            blocks[i] = 0;
+            v->blocks[i] = 0;
+    if (scan_fs(fs, NULL, &r, NULL) != LANYFS_OK)
+        goto out;
+    const struct scan_entry *ents;
+    size_t nents = scan_entries(r, &ents);
+    size_t cap = 0;
+    for (size_t i = 0; i < sc->npaths; i++) {
+        if (!must[i])
+            continue;
+        const char *p = sc->paths[i].path;
+        size_t len = strlen(p);
+        for (size_t cut = len; cut > 0; cut--) {
+            if (cut < len && p[cut] != '/')
+                continue;
+            uint64_t b = live_resolve(fs, r, p, cut);
+            const struct scan_entry *x = NULL;
+            for (size_t k = 0; k < nents && x == NULL && b != 0; k++)
+                if (ents[k].block == b && ents[k].state == SCAN_ENTRY_LIVE)
+                    x = &ents[k];
+            if (x == NULL || x->path == NULL ||
+                (strlen(x->path) == cut && strncmp(x->path, p, cut) == 0) ||
+                live_resolve(fs, r, x->path, strlen(x->path)) != b)
+                continue;
+            if (v->nalts == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                struct alt *na = realloc(v->alts, ncap * sizeof(*na));
+                if (na == NULL)
+                    goto out;
+                v->alts = na;
+                cap = ncap;
+            }
+            size_t olen = strlen(x->path) + (len - cut) + 1;
+            char *other = malloc(olen);
+            if (other == NULL)
+                goto out;
+            snprintf(other, olen, "%s%s", x->path, p + cut);
+            v->alts[v->nalts++] = (struct alt){i, other};
+        }
+    }
+out:
+    scan_result_free(r);
     lanyfs_fs_close(fs);
-    return blocks;
+    return true;
 }
 
 /*
  * Does img show path i where the state also showed it: below another noted
- * path that named the same entry as path i or one of its ancestors?
+ * path that named the same entry as path i or one of its ancestors, or at
+ * the path where the scan of the state keeps that entry, which the state
+ * showed through live nodes too?
  */
 static bool kept_elsewhere(const struct truth_scenario *sc, const char *img, const bool *must,
-                           const uint64_t *blocks, size_t i)
+                           const struct state_view *v, size_t i)
 {
-    if (blocks == NULL)
+    if (v == NULL || v->blocks == NULL)
         return false;
+    const uint64_t *blocks = v->blocks;
     const char *p = sc->paths[i].path;
     size_t len = strlen(p);
     for (size_t cut = len; cut > 0; cut--) {
@@ -224,11 +347,22 @@ static bool kept_elsewhere(const struct truth_scenario *sc, const char *img, con
                 return true;
         }
     }
+    for (size_t k = 0; k < v->nalts; k++) {
+        if (v->alts[k].i != i)
+            continue;
+        struct truth_path t = sc->paths[i];
+        t.path = v->alts[k].other;
+        if (shows(img, &t)) {
+            stats.scan_kept++;
+            return true;
+        }
+    }
     return false;
 }
 
+/* Steps 3 and 4 on img: -n clean, the noted paths intact.  Prints why not. */
 static bool verify(const struct truth_scenario *sc, const char *img, const bool *must,
-                   const uint64_t *blocks, const char *what)
+                   const struct state_view *view, const char *what)
 {
     bool ok = true;
     int rc = run_fsck(img, FSCK_MODE_NO, NULL, 0, 0, sc->blocksize);
@@ -241,7 +375,7 @@ static bool verify(const struct truth_scenario *sc, const char *img, const bool 
             continue;
         stats.kept++;
         if (!shows(img, &sc->paths[i])) {
-            if (kept_elsewhere(sc, img, must, blocks, i)) {
+            if (kept_elsewhere(sc, img, must, view, i)) {
                 stats.twice++;
                 continue;
             }
@@ -336,7 +470,9 @@ static void one_state(const struct truth_scenario *sc, uint64_t k, uint32_t tear
             stats.not_shown++;
     }
     drop_stale(sc, img, must);
-    uint64_t *blocks = path_blocks(sc, img, must);
+    struct state_view view;
+    if (!state_view_get(sc, img, must, &view))
+        abort();
     bool cut_here = opt.cuts > 0 && index % opt.cut_every == 0;
     if (cut_here && !copy_file(img, cutimg))
         cut_here = false;
@@ -348,7 +484,7 @@ static void one_state(const struct truth_scenario *sc, uint64_t k, uint32_t tear
         printf("  %s: fsck -y exits %d%s\n", what, rc, rc < 0 ? " (crash or hang)" : "");
         ok = false;
     }
-    if (!verify(sc, img, must, blocks, what))
+    if (!verify(sc, img, must, &view, what))
         ok = false;
     if (!ok)
         stats.failed++;
@@ -373,13 +509,13 @@ static void one_state(const struct truth_scenario *sc, uint64_t k, uint32_t tear
         bool cok = c1 >= 0 && c2 >= 0 && (c2 == 0 || c2 == 1);
         if (!cok)
             printf("  %s: fsck exits %d, then %d\n", what2, c1, c2);
-        if (!verify(sc, again, must, blocks, what2))
+        if (!verify(sc, again, must, &view, what2))
             cok = false;
         if (!cok)
             stats.cuts_failed++;
     }
 out:
-    free(blocks);
+    state_view_free(&view);
     free(must);
 }
 
@@ -593,8 +729,9 @@ int main(int argc, char **argv)
            " repairs cut short and rerun, %" PRIu64 " failed; %" PRIu64 " path checks, %" PRIu64
            " paths complete by the log but not shown by their state, %" PRIu64
            " shown only through a link to a freed entry (2012 mode), %" PRIu64
-           " shown twice by one entry in two trees and kept at the other path\n",
+           " shown twice by one entry in two trees and kept at the other path (%" PRIu64
+           " of them where the scan keeps the entry, a path the log does not end with)\n",
            stats.states, stats.failed, stats.cuts, stats.cuts_failed, stats.kept,
-           stats.not_shown, stats.stale, stats.twice);
+           stats.not_shown, stats.stale, stats.twice, stats.scan_kept);
     return ok && stats.failed == 0 && stats.cuts_failed == 0 ? 0 : 1;
 }
