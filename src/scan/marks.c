@@ -19,7 +19,10 @@
  *    wrong tail is FREE_END_WRONG; a cut-off list: leaked blocks that look
  *    like chain blocks, and the leaked blocks they list (MARK_FREELIST_CUT);
  *  - 9.4 extenders of deleted files: orphan extender trees that map nothing
- *    (MARK_EXTENDER_LEAK; the trees that still map data are lostdata.c's); 9.7 the growth loop: a file past extmax blocks
+ *    (MARK_EXTENDER_LEAK, provisional: an unplug between a correct
+ *    delete's writes leaves them too, and elsewhere they are
+ *    BLOCKS_LEAKED; the trees that still map data are lostdata.c's);
+ *  - 9.7 the growth loop: a file past extmax blocks
  *    whose top's last slot names an empty level-0 extender, and the empty,
  *    never-written (counter 0) level-0 extenders orphaned around it
  *    (MARK_EXTENDER_FLOOD), the file's first blocks written over
@@ -240,7 +243,7 @@ bool sc_marks_leaks(struct scan_result *r)
 {
     uint8_t *b = malloc(r->g.blocksize);
     bool ok = false;
-    uint64_t cut = 0, cut_first = 0, leak = 0, flood = 0;
+    uint64_t cut = 0, cut_first = 0, leak = 0, leak_first = 0, flood = 0;
     if (b == NULL)
         return sc_oom(r);
     if (!r->free_complete && r->sb_usable)
@@ -263,11 +266,16 @@ bool sc_marks_leaks(struct scan_result *r)
         const struct scan_entry *o = sc_entry(r, c->owner);
         if (o != NULL && o->state == SCAN_ENTRY_ORPHAN)
             continue; /* an orphaned file's own tree */
-        c->flags |= SCAN_BF_DRIVER;
-        if (r->flood_file != 0 && c->index == 0 && c->wrcnt == 0 && c->owner == 0)
+        if (r->flood_file != 0 && c->index == 0 && c->wrcnt == 0 && c->owner == 0) {
+            c->flags |= SCAN_BF_DRIVER;
             flood++;
-        else
-            leak++;
+        } else {
+            /* Provisional, as the empty trees of sc_lost_trees below: an
+             * unplug between a correct delete's writes leaves them too. */
+            c->flags |= SC_BF_LINKED;
+            if (leak++ == 0)
+                leak_first = blk;
+        }
     }
     if (r->leak_last_slot > 0 &&
         !sc_report(r,
@@ -280,11 +288,6 @@ bool sc_marks_leaks(struct scan_result *r)
                                                      .block = r->freehead, .block2 = cut_first,
                                                      .count = cut},
                               NULL, NULL))
-        goto out;
-    if (leak > 0 && !sc_report(r,
-                               &(struct scan_finding){.code = SCAN_PR_MARK_EXTENDER_LEAK,
-                                                      .count = leak},
-                               NULL, NULL))
         goto out;
     if (r->flood_file != 0) {
         const struct scan_entry *x = sc_entry(r, r->flood_file);
@@ -299,6 +302,9 @@ bool sc_marks_leaks(struct scan_result *r)
     uint64_t full = 0, full_first = 0;
     if (!sc_lost_trees(r, b, &full, &full_first))
         goto out;
+    if (leak > 0 && (full == 0 || leak_first < full_first))
+        full_first = leak_first;
+    full += leak;
     uint64_t rest = 0, first = 0;
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
@@ -538,8 +544,9 @@ void sc_marks_settle(struct scan_result *r)
     /* The blocks of the provisional extender leak (sc_marks_leaks). */
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         struct scan_block *c = &r->map[blk];
-        if ((c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_ORPHAN_EXT) && c->owner == 0 &&
-            (c->flags & SC_BF_LINKED) && driver)
+        bool empty_tree = c->cls == SCAN_BLK_ORPHAN_EXT && (c->flags & SC_BF_AUX);
+        if ((c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_ORPHAN_EXT) &&
+            (c->owner == 0 || empty_tree) && (c->flags & SC_BF_LINKED) && driver)
             c->flags |= SCAN_BF_DRIVER;
     }
 }

@@ -1252,6 +1252,46 @@ START_TEST(lost_trees)
 END_TEST
 
 /*
+ * b.bin's tree emptied and unlinked, its entry written back since (counter
+ * 3): an orphan extender that maps nothing, as a delete cut between its
+ * writes leaves it.  With no other sign of the 2012 driver it is a leaked
+ * block like its data; once a file carries the driver's no-exec
+ * attribute, it is the driver's extender leak (SPEC-9.4).
+ */
+START_TEST(extender_leak_needs_driver)
+{
+    for (int noexec = 0; noexec < 2; noexec++) {
+        struct tree t = small(9, 4, 300);
+        uint64_t top = fx_get_subtree(t.fx, t.b);
+        for (uint32_t i = 0; i < fx_geom(t.fx)->extmax; i++)
+            fx_ext_set_slot(t.fx, top, i, 0);
+        unlink_data(t.fx, t.b, 3);
+        if (noexec) {
+            struct lanyfs_entry e;
+            fx_entry_get(t.fx, t.a, &e);
+            e.attr |= LANYFS_ATTR_NOEXEC;
+            fx_entry_put(t.fx, t.a, &e);
+        }
+        struct scan_result *r = scan_fx(t.fx, false);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_EXTENDER_LEAK), (unsigned)noexec);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_BLOCKS_LEAKED), 1);
+        const struct scan_block *m = scan_blocks(r);
+        ck_assert_uint_eq(m[top].cls, SCAN_BLK_ORPHAN_EXT);
+        ck_assert_uint_eq((m[top].flags & SCAN_BF_DRIVER) != 0, (unsigned)noexec);
+        if (!noexec) {
+            const struct scan_finding *f;
+            size_t n = scan_findings(r, &f);
+            for (size_t i = 0; i < n; i++)
+                ck_assert_msg(!(scan_problem_lookup(f[i].code)->flags & SCAN_PF_DRIVER),
+                              "no driver here: %s", scan_problem_lookup(f[i].code)->name);
+        }
+        scan_result_free(r);
+        fx_free(t.fx);
+    }
+}
+END_TEST
+
+/*
  * The write of lost_trees whose last data blocks never landed (they read
  * as zeros): the tree ends at the last block that holds data, and the
  * zero blocks stay leaked.  With no block of data at all there is no tree
@@ -1391,6 +1431,7 @@ static Suite *make(void)
     tcase_add_test(tc, counters_torn_chain);
     tcase_add_test(tc, lost_trees);
     tcase_add_test(tc, lost_tree_zero_tail);
+    tcase_add_test(tc, extender_leak_needs_driver);
     tcase_add_test(tc, lost_tree_before_old_extender);
     tcase_add_test(tc, lost_tree_not_paired_after_writeback);
     tcase_add_test(tc, progress_and_cancel);
