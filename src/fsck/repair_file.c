@@ -249,13 +249,12 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
         return (struct ref){0};
     bool own = mine(w, blk, w->ekind);
     uint8_t *b = w->buf[depth];
-    if (w->allowed && depth > 0 && read_ext(w, blk, (int)level, b) &&
-        !maps_within(w, b, level, base))
+    bool readable = read_ext(w, blk, (int)level, b);
+    if (w->allowed && depth > 0 && readable && !maps_within(w, b, level, base))
         return (struct ref){0}; /* maps nothing the file keeps */
     if (!own && w->t->adopted && w->allowed && other_file(w, blk))
         return (struct ref){0}; /* another file's extender: not the lost tree's or orphan's */
-    if ((!own && !(c->allow_clone && other_file(w, blk))) ||
-        !read_ext(w, blk, (int)level, b)) {
+    if ((!own && !(c->allow_clone && other_file(w, blk))) || !readable) {
         /* Left as it is: count what it may map as backed. */
         uint64_t cap = lanyfs_geom_tree_capacity(&c->g, level);
         uint64_t top = base > UINT64_MAX - cap ? UINT64_MAX : base + cap;
