@@ -183,11 +183,24 @@ static bool move_entry(struct scan_result *r, uint32_t first, const struct tfram
 }
 
 /*
+ * Was entry x last changed before directory d was created?  Then x was
+ * never put into d's tree: creating an entry and renaming it both set its
+ * modified time (SPEC-§8), and the driver's clock errors only ever move a
+ * modified time later (SPEC-9.15).  A clock set back between the two
+ * (another computer) defeats this; invalid times tell nothing.
+ */
+static bool predates(const struct scan_entry *x, const struct scan_entry *d)
+{
+    return sc_ts_ok(&x->e.modified) && sc_ts_ok(&d->e.created) &&
+           lanyfs_ts_cmp(&x->e.modified, &d->e.created) < 0;
+}
+
+/*
  * Entry first, first reached in the tree of one directory, is reached again
  * in the tree of another (frame child): a rename that an unplug caught
  * between its tree writes, or one whose delete from the old tree failed
  * (SPEC-9.9).  The walk keeps the first reach unless the disk shows the
- * other tree is the rename's target:
+ * entry belongs in the other tree:
  *  - the entry's name broke the order where it was first reached, and fits
  *    here (the entry's own block holds the new name, and only the new tree
  *    was built around it); or
@@ -199,7 +212,12 @@ static bool move_entry(struct scan_result *r, uint32_t first, const struct tfram
  *  - the node that reached it first links the first directory's own block
  *    (SC_TW_LINKS_UP), and this directory holds that one: that node was
  *    renamed from here into the first directory, and its links, which its
- *    own block still holds, are this tree's.
+ *    own block still holds, are this tree's; or
+ *  - its modified time is older than the first directory's creation and
+ *    not older than this one's (predates): a create or a rename into a
+ *    directory sets the entry's time then, so the first directory is a
+ *    rename's target whose write of the entry itself had not landed, and
+ *    this directory still holds it as it was (SPEC-§8 Rename).
  * Moving it here must not make a directory its own ancestor.  The paths of
  * what lies below are redone after the walk (repath_moved).  Sets *moved;
  * returns false only when the scan must stop.
@@ -228,7 +246,8 @@ static bool rename_target(struct scan_result *r, uint32_t first, const struct tf
             ? sc_aux(r, via->owner)
             : NULL;
     bool by_links = va != NULL && (va->tw & SC_TW_LINKS_UP) && d1->parent == child->dir;
-    if (!by_name && !by_time && !by_links)
+    bool by_age = predates(x, d1) && !predates(x, d2);
+    if (!by_name && !by_time && !by_links && !by_age)
         return true;
     *moved = move_entry(r, first, child, src_blk, kind);
     return true;
@@ -250,6 +269,8 @@ struct lnode {
  * to d2 when fewer of them break d2's order below first than broke d1's
  * where the walk first met them, or as few when first moved to d2 too (its
  * block was written at the rename, so links it has now were made in d2).
+ * A node last changed before a directory was created (predates) counts as
+ * breaking that directory's order: it was never put into its tree.
  * A repair cut short leaves such a tree half rebuilt, so the order is
  * counted, not required.  Returns false only when the scan must stop.
  */
@@ -257,7 +278,8 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
                          const struct tframe *child, bool moved)
 {
     const struct scan_entry *x = sc_entry(r, first), *d2 = sc_entry(r, child->dir);
-    if (x == NULL || d2 == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
+    const struct scan_entry *d1e = sc_entry(r, d1);
+    if (x == NULL || d2 == NULL || d1e == NULL || x->state != SCAN_ENTRY_LIVE || child->stale ||
         (x->e.left == 0 && x->e.right == 0) || d1 == 0 || d1 == child->dir ||
         d2->state != SCAN_ENTRY_LIVE || !scan_entry_is_dir(d2))
         return true;
@@ -289,8 +311,8 @@ static bool rehome_links(struct scan_result *r, uint32_t first, uint32_t d1,
             struct lnode kid = {e->id, j == 0 ? at.id : at.lo, j == 0 ? at.hi : at.id};
             struct tframe bounds = {.lo = kid.lo, .hi = kid.hi};
             uint64_t bound;
-            bad2 += !in_bounds(r, e, &bounds, &bound);
-            bad1 += (ea->tw & SC_TW_ORDER_BAD) != 0;
+            bad2 += !in_bounds(r, e, &bounds, &bound) || predates(e, d2);
+            bad1 += (ea->tw & SC_TW_ORDER_BAD) != 0 || predates(e, d1e);
             if (n == cap) {
                 size_t ncap = cap ? cap * 2 : 64;
                 struct lnode *nv = realloc(nodes, ncap * sizeof(*nv));

@@ -513,6 +513,48 @@ START_TEST(tree_rename_links_stay)
 END_TEST
 
 /*
+ * A rename of /b's n into /a, a directory made after everything in /b was
+ * last changed, caught after /a's write (its tree: n) and before n's own
+ * (its old links and time) or /b's.  Both trees reach n, /a's first, and
+ * n's links, z and k, fit either order.  But n was last changed before /a
+ * was made, so /a never held it: n, z and k are /b's.  With /a made
+ * earlier, nothing tells, and the first reach keeps them all.
+ */
+START_TEST(tree_rename_by_age)
+{
+    uint8_t data[16] = {0};
+    for (int later = 1; later >= 0; later--) {
+        struct fx *fx = fx_new(10, 4, 200);
+        ck_assert_ptr_nonnull(fx);
+        uint64_t a = fx_mkdir(fx, fx_root(fx), "a"), b = fx_mkdir(fx, fx_root(fx), "b");
+        uint64_t n = fx_mkdir(fx, b, "n");
+        uint64_t z = fx_file(fx, b, "z", data, sizeof(data));
+        uint64_t k = fx_file(fx, b, "k", data, sizeof(data));
+        ck_assert(a && b && n && z && k);
+        ck_assert_uint_eq(fx_get_subtree(fx, b), n);
+        ck_assert_uint_eq(fx_get_left(fx, n), z);
+        ck_assert_uint_eq(fx_get_right(fx, n), k);
+        fx_set_subtree(fx, a, n); /* the insert into /a */
+        struct lanyfs_entry e;
+        fx_entry_get(fx, a, &e);
+        e.created.year = (uint16_t)(e.created.year + later); /* made a year on */
+        e.modified = e.created;
+        fx_entry_put(fx, a, &e);
+        struct scan_result *r = scan_fx(fx, false);
+        static const char *const in_b[] = {"/b/n", "/b/z", "/b/k"};
+        static const char *const in_a[] = {"/a/n", "/a/z", "/a/k"};
+        if (later)
+            assert_paths(r, in_b, 3, in_a, 3);
+        else
+            assert_paths(r, in_a, 3, in_b, 3);
+        ck_assert_uint_eq(count_code(r, SCAN_PR_TREE_RENAME_HALFWAY), 1);
+        scan_result_free(r);
+        fx_free(fx);
+    }
+}
+END_TEST
+
+/*
  * A rename of /b's c into /a caught halfway, /a's block still naming a
  * freed entry as its tree's root (SPEC-9.12): through the freed node the
  * walk reaches /a's n, then c (inserted right of n), and below c, by c's
@@ -1419,6 +1461,7 @@ static Suite *make(void)
     tcase_add_test(tc, tree_rename_links_stay);
     tcase_add_test(tc, tree_stale_reach_yields);
     tcase_add_test(tc, tree_rename_links_up);
+    tcase_add_test(tc, tree_rename_by_age);
     tcase_add_test(tc, tree_duplicate_among_many);
     tcase_add_test(tc, tree_names_kept);
     tcase_add_test(tc, files_data_lists);
