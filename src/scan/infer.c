@@ -22,8 +22,8 @@
  * wrong address length makes of the right one's bytes) cost.
  * Then the root directory (the lowest directory named LANYFSROOT, else a
  * directory no entry links to with the most descendants, sc_find_root) and
- * the free-list head (a chain block no chain block links to, with the
- * longest chain) are found, and SB_GEOMETRY_INFERRED names which values
+ * the free-list head (a chain block no chain block links to, one written
+ * since it was made first, then the longest chain) are found, and SB_GEOMETRY_INFERRED names which values
  * were inferred.  The device is taken to be the whole image.
  */
 #include <inttypes.h>
@@ -231,7 +231,15 @@ static uint64_t sample_root(const struct sample *s, unsigned bits, uint64_t n)
     return 0;
 }
 
-/* The free-list head in the sample: a chain block no chain links to, longest chain first. */
+/*
+ * The free-list head in the sample: a chain block no chain links to.  A
+ * head written since it was made comes first, then the longest chain.
+ * Every allocation rewrites the head, while the rest of a list that the
+ * driver's relink of the head cut off (SPEC-9.3) keeps the formatter's
+ * counter 1, however much longer it is.  The counters are not compared
+ * further: an earlier format's head, read with this one's block size, may
+ * well have been written more than the list in use.
+ */
 static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom *g, uint64_t n)
 {
     uint64_t k = s->len >> g->blockbits;
@@ -239,6 +247,7 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
         k = n;
     uint8_t *mark = calloc((size_t)k + 1, 1); /* 1: chain-like, 2: linked to */
     uint64_t best = 0, best_len = 0;
+    bool best_written = false;
     if (mark == NULL)
         return 0;
     for (uint64_t i = 1; i < k; i++)
@@ -259,8 +268,11 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
             len++;
             cur = lanyfs_get64(blk_at(s, g->blockbits, cur) + LANYFS_CH_NEXT);
         }
-        if (len > best_len) {
+        bool written = lanyfs_get16(blk_at(s, g->blockbits, i) + LANYFS_HDR_WRCNT) > 1;
+        if (best == 0 || (written && !best_written) ||
+            (written == best_written && len > best_len)) {
             best_len = len;
+            best_written = written;
             best = i;
         }
     }

@@ -272,6 +272,35 @@ START_TEST(infer_without_free_head)
 }
 END_TEST
 
+/* The magic broken after the driver's relink of the head cut the rest of
+ * the list off (SPEC-9.3): two chains that nothing links to, the cut-off
+ * one longer, with the formatter's counter 1.  The head written since is
+ * taken as the list's; the cut-off blocks are MARK_FREELIST_CUT's. */
+START_TEST(infer_cut_free_list)
+{
+    struct tree t = small(9, 4, 400);
+    ck_assert_uint_ge(fx_freelist(t.fx), 3);
+    struct lanyfs_super sb;
+    fx_super_get(t.fx, &sb);
+    uint8_t *head = fx_block(t.fx, sb.freehead);
+    uint64_t rest = lanyfs_get64(head + LANYFS_CH_NEXT);
+    ck_assert_uint_ne(rest, 0);
+    lanyfs_put64(head + LANYFS_CH_NEXT, 0);
+    lanyfs_put16(head + LANYFS_HDR_WRCNT, 7);
+    for (uint64_t c = rest; c != 0; c = lanyfs_get64(fx_block(t.fx, c) + LANYFS_CH_NEXT))
+        lanyfs_put16(fx_block(t.fx, c) + LANYFS_HDR_WRCNT, 1);
+    lanyfs_put32(fx_block(t.fx, 0) + LANYFS_SB_MAGIC, 0);
+    struct scan_result *r = scan_fx(t.fx, true);
+    ck_assert(scan_geom_inferred(r));
+    struct scan_anchors an;
+    scan_get_anchors(r, &an);
+    ck_assert_uint_eq(an.freehead, sb.freehead);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_MARK_FREELIST_CUT), 1);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(corpus_images)
 {
     const char *dir = u_corpus();
@@ -1453,6 +1482,7 @@ static Suite *make(void)
     tcase_add_test(tc, super_clean_and_fields);
     tcase_add_test(tc, infer_every_geometry);
     tcase_add_test(tc, infer_without_free_head);
+    tcase_add_test(tc, infer_cut_free_list);
     tcase_add_test(tc, corpus_images);
     tcase_add_test(tc, tree_paths_and_accounting);
     tcase_add_test(tc, tree_degenerate_deep);
