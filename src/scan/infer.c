@@ -22,9 +22,10 @@
  * wrong address length makes of the right one's bytes) cost.
  * Then the root directory (the lowest directory named LANYFSROOT, else a
  * directory no entry links to with the most descendants, sc_find_root) and
- * the free-list head (a chain block no chain block links to, one written
- * since it was made first, then the longest chain) are found, and SB_GEOMETRY_INFERRED names which values
- * were inferred.  The device is taken to be the whole image.
+ * the free-list head (a chain block no chain block links to: one written
+ * since it was made before one that was not, then the longest chain) are
+ * found, and SB_GEOMETRY_INFERRED names which values were inferred.  The
+ * device is taken to be the whole image.
  */
 #include <inttypes.h>
 #include <stdio.h>
