@@ -22,10 +22,11 @@
  * wrong address length makes of the right one's bytes) cost.
  * Then the root directory (the lowest directory named LANYFSROOT, else a
  * directory no entry links to with the most descendants, sc_find_root) and
- * the free-list head (a chain block no chain block links to: one written
- * since it was made before one that was not, then the longest chain) are
- * found, and SB_GEOMETRY_INFERRED names which values were inferred.  The
- * device is taken to be the whole image.
+ * the free-list head (a chain block no chain block links to: the
+ * formatter's untouched list at block 2, else one written since it was
+ * made before one that was not, then the longest chain) are found, and
+ * SB_GEOMETRY_INFERRED names which values were inferred.  The device is
+ * taken to be the whole image.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -233,14 +234,25 @@ static uint64_t sample_root(const struct sample *s, unsigned bits, uint64_t n)
 }
 
 /*
- * The free-list head in the sample: a chain block no chain links to.  A
- * head written since it was made comes first, then the longest chain.
+ * The free-list head in the sample: a chain block no chain links to.
  * Every allocation rewrites the head, while the rest of a list that the
  * driver's relink of the head cut off (SPEC-9.3) keeps the formatter's
- * counter 1, however much longer it is.  The counters are not compared
- * further: an earlier format's head, read with this one's block size, may
- * well have been written more than the list in use.
+ * counter 1, however much longer it is.  So the formatter's own list, its
+ * first chain block at block 2 (SPEC-9.16) never written since, comes
+ * first: nothing was allocated since the format, and any head written
+ * more is an earlier format's.  Then a head written since it was made,
+ * then the longest chain.  The counters are not compared further: an
+ * earlier format's head, read with this one's block size, may well have
+ * been written more than the list in use.
  */
+static int head_rank(const uint8_t *b, uint64_t blk)
+{
+    uint16_t wrcnt = lanyfs_get16(b + LANYFS_HDR_WRCNT);
+    if (wrcnt > 1)
+        return 1;
+    return blk == 2 ? 2 : 0;
+}
+
 static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom *g, uint64_t n)
 {
     uint64_t k = s->len >> g->blockbits;
@@ -248,7 +260,7 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
         k = n;
     uint8_t *mark = calloc((size_t)k + 1, 1); /* 1: chain-like, 2: linked to */
     uint64_t best = 0, best_len = 0;
-    bool best_written = false;
+    int best_rank = 0;
     if (mark == NULL)
         return 0;
     for (uint64_t i = 1; i < k; i++)
@@ -269,11 +281,10 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
             len++;
             cur = lanyfs_get64(blk_at(s, g->blockbits, cur) + LANYFS_CH_NEXT);
         }
-        bool written = lanyfs_get16(blk_at(s, g->blockbits, i) + LANYFS_HDR_WRCNT) > 1;
-        if (best == 0 || (written && !best_written) ||
-            (written == best_written && len > best_len)) {
+        int rank = head_rank(blk_at(s, g->blockbits, i), i);
+        if (best == 0 || rank > best_rank || (rank == best_rank && len > best_len)) {
             best_len = len;
-            best_written = written;
+            best_rank = rank;
             best = i;
         }
     }
