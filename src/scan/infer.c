@@ -38,6 +38,7 @@
 #define INFER_BYTES ((size_t)32 << 20) /* image bytes read for the inference */
 #define INFER_ADDR_BLOCKS 2048          /* chain and extender blocks scored per length */
 #define ROOT_WALK_MAX 100000            /* nodes counted per root candidate */
+#define FORMATTER_CHAIN 2               /* the formatter's first chain block (SPEC-9.16) */
 
 struct sample {
     const uint8_t *p; /* the image's first bytes */
@@ -114,7 +115,7 @@ static uint64_t score_bits(const struct sample *s, unsigned bits, uint64_t n)
             const uint8_t *tb = next && next < n ? blk_at(s, bits, next) : NULL;
             if (tb != NULL && chain_header(tb))
                 score += 3;
-            if (i == 2)
+            if (i == FORMATTER_CHAIN)
                 score += 1;
         }
     }
@@ -250,7 +251,7 @@ static int head_rank(const uint8_t *b, uint64_t blk)
     uint16_t wrcnt = lanyfs_get16(b + LANYFS_HDR_WRCNT);
     if (wrcnt > 1)
         return 1;
-    return blk == 2 ? 2 : 0;
+    return blk == FORMATTER_CHAIN ? 2 : 0;
 }
 
 static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom *g, uint64_t n)
