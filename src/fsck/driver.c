@@ -793,7 +793,8 @@ int fsck_run(const struct fsck_opts *o)
         const struct lanyfs_super *sb = lanyfs_fs_super(r->fs);
         uint64_t target = fsck_super_grow_target(r->fs);
         bool small = has_code(res, "SB_BLOCKS_SMALL") && fsck_allowed(&r->ctx, FSCK_CAT_GROW, 0);
-        bool over = has_code(res, "SB_BLOCKS_OVER_ADDR") && fsck_allowed(&r->ctx, FSCK_CAT_CAP, 0);
+        bool over = (has_code(res, "SB_BLOCKS_OVER_ADDR") || has_code(res, "SB_BLOCKS_LARGE")) &&
+                    fsck_allowed(&r->ctx, FSCK_CAT_CAP, 0);
         if (!grown && ((small && target > sb->blocks) || (over && target < sb->blocks))) {
             grown = true;
             struct lanyfs_error gerr = {0};

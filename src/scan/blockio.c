@@ -163,6 +163,7 @@ enum lanyfs_err sc_read_run(struct scan_result *r, uint64_t first, uint64_t coun
 {
     enum lanyfs_err rc = LANYFS_OK;
     if (first >= r->image_blocks || count > r->image_blocks - first) {
+        r->past_image_refs++;
         rc = lanyfs_fail(err, LANYFS_E_TRUNCATED, first,
                          "block %" PRIu64 " lies beyond the end of the image (%" PRIu64
                          " blocks of %" PRIu32 " bytes)",

@@ -44,6 +44,8 @@ enum sc_claim sc_claim(struct scan_result *r, uint64_t blk, enum scan_class cls,
                        uint64_t index)
 {
     struct scan_block *c = sc_cell(r, blk);
+    if (blk >= r->image_blocks)
+        r->past_image_refs++;
     if (c == NULL)
         return SC_CLAIM_OUTSIDE;
     if (c->cls != SCAN_BLK_UNKNOWN || c->owner != 0) {
@@ -61,6 +63,8 @@ void sc_claim_over(struct scan_result *r, uint64_t blk, enum scan_class cls, uin
                    uint64_t index)
 {
     struct scan_block *c = sc_cell(r, blk);
+    if (blk >= r->image_blocks)
+        r->past_image_refs++;
     if (c == NULL)
         return;
     if (c->cls != SCAN_BLK_UNKNOWN || c->owner != 0)

@@ -134,6 +134,10 @@ enum scan_severity {
       N_("the root directory is taken to be block {block} ('{path}'), found by searching "     \
          "the blocks: {text}"),                                                                 \
       N_("none (the superblock's finding says what is repaired)"))                             \
+    X(SB_BLOCKS_LARGE, 0x000016, SCAN_SEV_ERROR, 0,                                             \
+      N_("superblock field 'blocks' is {value}, but the image holds {count} blocks and "       \
+         "nothing refers to a block past them"),                                                \
+      N_("set 'blocks' from the image size"))                                                  \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

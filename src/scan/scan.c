@@ -59,6 +59,7 @@ static bool run(struct scan_result *r)
     if (!sc_tree_pass(r) || sc_stopped(r) || !sc_files_pass(r) || sc_stopped(r))
         return false;
     sc_freeread_wait(r);
+    sc_super_settle(r);
     bool swept = sc_sweep_pass(r);
     sc_freeread_drop(r);
     if (!swept || sc_stopped(r))

@@ -150,6 +150,7 @@ struct scan_result {
     uint64_t fs_blocks;            /* the filesystem's end as the superblock says it */
     uint64_t dev_blocks;           /* the end pointers are judged against */
     uint64_t nblocks;              /* cells in map */
+    uint64_t past_image_refs;      /* reads and claims of blocks past the image's end */
     struct scan_block *map;        /* the ownership map, owned */
 
     /* Roots of the walks */
@@ -401,6 +402,11 @@ bool sc_zero_from(const uint8_t *b, size_t off, size_t len);
 
 /* Pass 0: judge block 0 and settle the geometry (inferring it when needed). */
 bool sc_super_pass(struct scan_result *r);
+/*
+ * After the walks: an image shorter than 'blocks' whose blocks refer to none
+ * past its end has a wrong 'blocks', not a lost tail (SB_BLOCKS_LARGE).
+ */
+void sc_super_settle(struct scan_result *r);
 
 /* ---- infer.c -------------------------------------------------------------- */
 

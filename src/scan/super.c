@@ -15,6 +15,8 @@
  *    classed beyond;
  *  - SB_TRUNCATED (blocks beyond the image): blocks past the image are
  *    unreadable, the map has a cell for at most SC_TRUNC_CELLS of them;
+ *    after the walks, sc_super_settle turns it into SB_BLOCKS_LARGE when no
+ *    block of the image refers past its end (the device then ends there);
  *  - SB_IMAGE_TAIL (whole blocks past 'blocks', informational);
  *  - SB_FORMAT_INTERRUPTED (rootdir = freehead = 0, the formatter's first
  *    superblock, SPEC-§9.16): the root is searched for, the free list is
@@ -188,4 +190,27 @@ bool sc_super_pass(struct scan_result *r)
         !sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_LABEL_NO_NUL}, NULL, NULL))
         return false;
     return true;
+}
+
+/*
+ * A 'blocks' beyond the image is a copy cut short, or a device that lost its
+ * tail, when the walks met a block past the image's end: a tree pointer, an
+ * extender or chain slot, a chain link (SB_TRUNCATED, nothing is repaired).
+ * The formatter lists every block of the device in its free list, so a lost
+ * tail leaves such links on all but a stick whose last blocks were handed
+ * out and then leaked.  When none was met and the free list was walked to its
+ * end, the field is what is wrong (a bit flipped on the medium, a bad write):
+ * the finding becomes SB_BLOCKS_LARGE, and the device ends with the image.
+ */
+void sc_super_settle(struct scan_result *r)
+{
+    if (r->inferred || r->dev_blocks <= r->image_blocks || r->past_image_refs != 0 ||
+        !r->free_complete)
+        return;
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].code == SCAN_PR_SB_TRUNCATED)
+            r->findings[i].code = SCAN_PR_SB_BLOCKS_LARGE;
+    r->dev_blocks = r->image_blocks;
+    r->g.blocks = r->image_blocks;
+    r->nblocks = r->image_blocks;
 }
