@@ -18,6 +18,11 @@
  *    file keeps it in the map);
  *  - BLOCK_SHARED: a block another file (or this one) already maps;
  *  - TREE_UNREADABLE: an extender that cannot be read.
+ * Data slots past a live file's size are claimed only after every file's
+ * own blocks (claim_excess), and an entry block made after the file was
+ * last changed that such a slot, or a map with a conflict, names is left to
+ * the sweep as the orphan it is (claim_excess, release_entries): the order
+ * of the walks no longer decides between a right map and a stale one.
  * It records the blocks mapped, the holes (below the size; those in level-0
  * extenders apart), the blocks mapped past the size, the extenders and
  * their highest counter.  sc_files_judge then weighs mapped blocks against
@@ -38,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scan_priv.h"
 #include "slots.h"
@@ -181,6 +187,163 @@ static void add_holes(struct fwalk *w, uint64_t fb, uint64_t span, unsigned leve
     w->st.holes += n;
     if (level == 0)
         w->st.holes0 += n;
+}
+
+/*
+ * A live file's data slot past its size is claimed only once every file has
+ * claimed the blocks its size needs and its extenders: such a slot is the
+ * driver's leftover from a rewrite (SPEC-9.13) or a damaged slot, and the
+ * block it names is more likely another file's than the other way round.
+ * Claimed first, it made that file's extender or data look taken: its tree
+ * then read as a stale map and the repair cut the file that was right.
+ */
+static bool defer_excess(struct fwalk *w, uint64_t blk, uint64_t parent, uint64_t fb,
+                         uint32_t slot)
+{
+    struct scan_result *r = w->r;
+    w->st.excess++;
+    if (r->nexcess == r->excess_cap) {
+        size_t ncap = r->excess_cap ? r->excess_cap * 2 : 64;
+        struct sc_excess *n = realloc(r->excess, ncap * sizeof(*n));
+        if (n == NULL)
+            return sc_oom(r);
+        r->excess = n;
+        r->excess_cap = ncap;
+    }
+    r->excess[r->nexcess++] =
+        (struct sc_excess){.blk = blk, .parent = parent, .fb = fb, .id = w->id, .slot = slot};
+    return true;
+}
+
+/*
+ * An entry block e, made after file x was last changed, cannot be x's data:
+ * x's map named the block before it was handed out again for e.  A block
+ * the driver put into a map but never wrote (SPEC-9.13) keeps what it held
+ * before, such as a deleted entry, older than the map.  The driver's clock
+ * errors only ever move a modified time later (SPEC-9.15), which keeps the
+ * block the file's.
+ */
+static bool made_after(const struct lanyfs_entry *e, const struct scan_entry *x)
+{
+    time_t made, changed;
+    return sc_ts_seconds(&e->created, &made) && sc_ts_seconds(&x->e.modified, &changed) &&
+           made > changed;
+}
+
+/*
+ * The deferred slots past the sizes, in the order the walks met them.  A
+ * block no walk reached that reads as an entry block made after the file
+ * was last changed is left to the sweep: the slot is a leftover of a
+ * rewrite, and the block was handed out again to an entry whose link was
+ * lost (an orphan), whose data it would hide.
+ */
+static bool claim_excess(struct scan_result *r)
+{
+    bool ok = true;
+    uint8_t *b = malloc(r->g.blocksize);
+    if (b == NULL)
+        ok = sc_oom(r);
+    for (size_t i = 0; i < r->nexcess && ok; i++) {
+        const struct sc_excess *e = &r->excess[i];
+        const struct scan_block *c = sc_cell(r, e->blk);
+        const struct scan_entry *x = sc_entry(r, e->id);
+        struct lanyfs_entry en;
+        if (c != NULL && x != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
+            sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
+            sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x))
+            continue;
+        struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE,
+                          .needed = x != NULL ? x->blocks_needed : 0};
+        bool held;
+        take(&w, e->blk, false, e->fb, e->parent, e->slot, &held);
+        ok = !sc_stopped(r);
+    }
+    free(b);
+    free(r->excess);
+    r->excess = NULL;
+    r->nexcess = r->excess_cap = 0;
+    return ok;
+}
+
+/*
+ * A file whose map names a block another holds has a stale map (SPEC-9.12)
+ * or a damaged one: its other blocks were read as its data only because no
+ * walk had reached them first.  One of them that reads as an entry block
+ * made after the file was last changed is an entry whose link was lost (an
+ * orphan), not the file's data: the map's
+ * claim is dropped (a hole in the file) so that the sweep finds the entry,
+ * and the slot is reported as the stale link it is.
+ */
+/* The level-0 extender and slot that map file block fb to blk; false when
+ * the path down from the top does not read as the walk read it. */
+static bool slot_of(struct scan_result *r, const struct scan_entry *x, unsigned top_level,
+                    uint64_t fb, uint64_t blk, uint8_t *b, uint64_t *ext, uint32_t *slot)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t cur = x->e.subtree;
+    for (unsigned level = top_level;; level--) {
+        if (cur == 0 || sc_read(r, cur, b, NULL) != LANYFS_OK || b[0] != LANYFS_TYPE_EXT ||
+            b[LANYFS_EXT_LEVEL] != level)
+            return false;
+        uint64_t span = lanyfs_geom_pow(g, level);
+        uint32_t i = (uint32_t)((span == UINT64_MAX ? 0 : fb / span) % g->extmax);
+        uint64_t s = lanyfs_ext_slot(g, b, i);
+        if (level == 0) {
+            *ext = cur;
+            *slot = i;
+            return s == blk;
+        }
+        cur = s;
+    }
+}
+
+static bool release_entries(struct scan_result *r)
+{
+    uint8_t *b = NULL, *eb = NULL;
+    bool ok = true;
+    for (size_t i = 0; i < r->nentries && ok; i++) {
+        struct scan_entry *x = &r->entries[i];
+        struct sc_aux *a = &r->aux[i];
+        if (x->state != SCAN_ENTRY_LIVE || !a->walked || !a->tree_conflict)
+            continue;
+        for (uint64_t k = 0; k < x->ndata && ok; k++) {
+            struct scan_block *c = sc_cell(r, x->data[k]);
+            struct lanyfs_entry e;
+            if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner != x->id)
+                continue;
+            if (b == NULL && ((b = malloc(r->g.blocksize)) == NULL ||
+                              (eb = malloc(r->g.blocksize)) == NULL)) {
+                free(b);
+                return sc_oom(r);
+            }
+            uint64_t blk = x->data[k], ext;
+            uint32_t slot;
+            if (sc_read(r, blk, b, NULL) != LANYFS_OK ||
+                !sc_probe_entry(&r->g, r->dev_blocks, b, &e) || !made_after(&e, x) ||
+                !slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
+                continue;
+            c->cls = SCAN_BLK_UNKNOWN;
+            c->owner = 0;
+            c->index = 0;
+            x->data[k] = 0;
+            x->blocks_mapped--;
+            x->blocks_intact -= x->blocks_intact > 0;
+            a->holes++;
+            char what[SC_PATH_MAX + 64];
+            snprintf(what, sizeof(what), "an entry named '%.*s'", (int)e.name_len, e.name);
+            ok = sc_report_alt(
+                r,
+                &(struct scan_finding){.code = SCAN_PR_MARK_STALE_TREE, .entry = x->id,
+                                       .block = ext, .block2 = blk},
+                x->path, NULL,
+                &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_METADATA, .entry = x->id,
+                                       .block = ext, .count = slot, .block2 = blk},
+                x->path, what);
+        }
+    }
+    free(b);
+    free(eb);
+    return ok;
 }
 
 /* Report a structural problem (live files only), with an optional text. */
@@ -340,6 +503,11 @@ static bool walk(struct fwalk *w)
         if (x->level == 0) {
             if (w->mode == SC_FILE_DELETED)
                 continue;
+            if (w->mode == SC_FILE_LIVE && fb >= w->needed) {
+                if (!defer_excess(w, slot, x->blk, fb, i))
+                    goto out;
+                continue;
+            }
             if (take(w, slot, false, fb, x->blk, i, &held)) {
                 if (!record(w, fb, slot, held))
                     goto out;
@@ -454,7 +622,7 @@ bool sc_files_pass(struct scan_result *r)
             sc_progress(r, SCAN_PHASE_TREE, i, r->nentries);
     }
     sc_stash_drop(r);
-    return true;
+    return claim_excess(r) && release_entries(r);
 }
 
 bool sc_files_judge(struct scan_result *r)

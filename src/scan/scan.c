@@ -163,6 +163,7 @@ void scan_result_free(struct scan_result *r)
     sc_lost_free(r);
     sc_read_done(r);
     sc_torn_free(r);
+    free(r->excess);
     free(r->map);
     if (r->own_fs)
         lanyfs_fs_close(r->fs);

@@ -65,6 +65,15 @@ enum sc_link {
     SC_LINK_LEFT = 3,    /* a sibling's left link (greater names) */
 };
 
+/* A live file's level-0 slot past its size, claimed after every file's own blocks. */
+struct sc_excess {
+    uint64_t blk;    /* the block it names */
+    uint64_t parent; /* the extender holding the slot */
+    uint64_t fb;     /* the file block it maps */
+    uint32_t id;     /* the file */
+    uint32_t slot;   /* the slot */
+};
+
 /* Facts about an entry that the result does not publish. */
 /* A live entry of the tree walk, by directory and a hash of its name. */
 struct sc_dupkey {
@@ -186,6 +195,8 @@ struct scan_result {
     struct sc_dupkey *dupkeys;     /* live entries' name keys, for sc_tree_dups */
     size_t ndupkeys, dupkeys_cap;  /* used, allocated */
     bool dupkeys_off;              /* sc_tree_dups has run: no more keys */
+    struct sc_excess *excess;      /* files.c: data slots past a size, claimed last */
+    size_t nexcess, excess_cap;    /* used, allocated */
     uint8_t *stash;                /* stash.c's bytes, NULL when none */
     size_t stash_used, stash_bytes;/* used, mapped */
 
