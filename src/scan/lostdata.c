@@ -39,6 +39,13 @@
  *    kept for them alone would become a file of holes.  They stay leaked,
  *    and a tree left with no data block maps nothing.
  *
+ * When the free list could not be walked to its end, a block nothing reached
+ * may be a free one its lost part lists (unknown, not leaked): a tree's data
+ * blocks are then taken from those too.  A write's blocks come off the free
+ * list, and a slot that names another's block makes no tree (above), so a
+ * broken list does not cost the lost writes their data: fsck would rebuild
+ * it over them otherwise.
+ *
  * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
  * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
  * fsck, which links the tree to its file or keeps its blocks out of the
@@ -72,6 +79,14 @@ static bool free_for_tree(const struct scan_block *c, enum scan_class cls)
 {
     return c != NULL && c->cls == cls && c->owner == 0 &&
            !(c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED));
+}
+
+/* The superblock names a free list, but its walk broke off: blocks nothing
+ * reached are unknown.  (Without a list, as after a format cut short, they
+ * are an earlier format's, not writes of this one.) */
+static bool list_broken(const struct scan_result *r)
+{
+    return !r->free_complete && r->freehead != 0 && !r->format_interrupted;
 }
 
 /* A block a live structure holds: a slot naming it cannot be a lost write's. */
@@ -218,7 +233,9 @@ static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8
         if (held(c))
             (*held_slots)++;
         if (f->level == 0) {
-            if (fb == UINT64_MAX || !free_for_tree(c, SCAN_BLK_LEAKED))
+            if (fb == UINT64_MAX ||
+                !(free_for_tree(c, SCAN_BLK_LEAKED) ||
+                  (list_broken(r) && free_for_tree(c, SCAN_BLK_UNKNOWN))))
                 continue;
             set_bit(seen, s);
             c->flags |= SC_BF_LINKED;
@@ -268,8 +285,12 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         free(exts);
         return sc_oom(r);
     }
-    for (size_t i = 0; i < npairs; i++)
+    for (size_t i = 0; i < npairs; i++) {
         t.data[pairs[i].fblk] = pairs[i].dblk;
+        /* Out of a free list walked only in part: the write took it, so it is
+         * no free block the list's lost part could list. */
+        r->map[pairs[i].dblk].cls = SCAN_BLK_LEAKED;
+    }
     t.mapped = npairs;
     t.entry = tree_file(r, top);
     t.size = tree_size(r, &t, b);

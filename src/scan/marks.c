@@ -246,8 +246,13 @@ bool sc_marks_leaks(struct scan_result *r)
     uint64_t cut = 0, cut_first = 0, leak = 0, leak_first = 0, flood = 0;
     if (b == NULL)
         return sc_oom(r);
-    if (!r->free_complete && r->sb_usable)
-        goto out_ok; /* unknown blocks cannot be told apart from lost free ones */
+    if (!r->free_complete && r->sb_usable) {
+        /* Unknown blocks cannot be told apart from lost free ones: no leak
+         * is judged, but the lost writes are still found (lostdata.c). */
+        uint64_t empty = 0, empty_first = 0;
+        ok = sc_lost_trees(r, b, &empty, &empty_first);
+        goto out;
+    }
     /* Without a free list (an inferred geometry found no head, or the
      * superblock names none: a format cut before its second superblock
      * write, once its root is set), leaked chain blocks are that list's
@@ -331,7 +336,6 @@ bool sc_marks_leaks(struct scan_result *r)
     } else if (rest > 0 && !sc_report(r, &rest_f, NULL, NULL)) {
         goto out;
     }
-out_ok:
     ok = true;
 out:
     free(b);
