@@ -41,10 +41,15 @@
  *
  * When the free list could not be walked to its end, a block nothing reached
  * may be a free one its lost part lists (unknown, not leaked): a tree's data
- * blocks are then taken from those too.  A write's blocks come off the free
- * list, and a slot that names another's block makes no tree (above), so a
- * broken list does not cost the lost writes their data: fsck would rebuild
- * it over them otherwise.
+ * blocks are then taken from those too, where the tree cannot be a deleted
+ * file's: when its file is known (above), or on media the 2012 driver
+ * wrote, which frees no extender and empties the slots of a deleted file's
+ * (SPEC-9.4, 9.5).  The correct writer frees a deleted file's extenders
+ * with their slots, so on its media an unknown tree with unknown blocks may
+ * be one, and is not taken.  A write's blocks come off the free list, and a
+ * slot that names another's block makes no tree (above), so a broken list
+ * does not cost the lost writes their data: fsck would rebuild it over
+ * them otherwise.
  *
  * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
  * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
@@ -182,9 +187,9 @@ static uint64_t tree_size(struct scan_result *r, const struct scan_lost_tree *t,
  * into *pairs in file order; *held_slots counts the slots naming blocks
  * the live structures hold.  Returns false when memory runs out.
  */
-static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8_t *bufs,
-                      struct lpair **pairs, size_t *npairs, size_t *cap, uint64_t **exts,
-                      uint64_t *nexts, uint64_t *held_slots)
+static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint64_t *seen,
+                      uint8_t *bufs, struct lpair **pairs, size_t *npairs, size_t *cap,
+                      uint64_t **exts, uint64_t *nexts, uint64_t *held_slots)
 {
     const struct lanyfs_geom *g = &r->g;
     struct lframe st[SC_LEVEL_MAX + 1];
@@ -235,7 +240,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, uint64_t *seen, uint8
         if (f->level == 0) {
             if (fb == UINT64_MAX ||
                 !(free_for_tree(c, SCAN_BLK_LEAKED) ||
-                  (list_broken(r) && free_for_tree(c, SCAN_BLK_UNKNOWN))))
+                  (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN))))
                 continue;
             set_bit(seen, s);
             c->flags |= SC_BF_LINKED;
@@ -334,6 +339,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     struct lpair *pairs = NULL;
     size_t cap = 0;
     bool ok = false;
+    /* The driver gives the files it creates the no-exec attribute (SPEC-9.14). */
+    bool driver = false;
+    for (size_t i = 0; i < r->nentries && !driver; i++)
+        driver = scan_entry_is_file(&r->entries[i]) &&
+                 (r->entries[i].e.attr & LANYFS_ATTR_NOEXEC) != 0;
     if (child == NULL || seen == NULL || later == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
@@ -372,7 +382,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
-        if (!walk_tree(r, blk, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts, &held_slots)) {
+        bool unknown_ok = list_broken(r) && (driver || tree_file(r, blk) != 0);
+        if (!walk_tree(r, blk, unknown_ok, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts,
+                       &held_slots)) {
             free(exts);
             ok = sc_oom(r);
             goto out;
