@@ -86,12 +86,14 @@ static bool free_for_tree(const struct scan_block *c, enum scan_class cls)
            !(c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED));
 }
 
-/* The superblock names a free list, but its walk broke off: blocks nothing
- * reached are unknown.  (Without a list, as after a format cut short, they
- * are an earlier format's, not writes of this one.) */
+/* The superblock names a free list, but its walk broke off, or its head is
+ * out of range: blocks nothing reached are unknown.  (Without a list, as
+ * after a format cut short, they are an earlier format's, not writes of
+ * this one.) */
 static bool list_broken(const struct scan_result *r)
 {
-    return !r->free_complete && r->freehead != 0 && !r->format_interrupted;
+    return !r->free_complete && (r->freehead != 0 || r->sb.freehead != 0) &&
+           !r->format_interrupted;
 }
 
 /* A block a live structure holds: a slot naming it cannot be a lost write's. */
