@@ -248,12 +248,11 @@ static bool claim_excess(struct scan_result *r)
         const struct scan_block *c = sc_cell(r, e->blk);
         const struct scan_entry *x = sc_entry(r, e->id);
         struct lanyfs_entry en;
-        if (c != NULL && x != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
-            sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
-            sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x))
+        if (x == NULL || (c != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
+                          sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
+                          sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x)))
             continue;
-        struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE,
-                          .needed = x != NULL ? x->blocks_needed : 0};
+        struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE, .needed = x->blocks_needed};
         bool held;
         take(&w, e->blk, false, e->fb, e->parent, e->slot, &held);
         ok = !sc_stopped(r);
@@ -265,15 +264,6 @@ static bool claim_excess(struct scan_result *r)
     return ok;
 }
 
-/*
- * A file whose map names a block another holds has a stale map (SPEC-9.12)
- * or a damaged one: its other blocks were read as its data only because no
- * walk had reached them first.  One of them that reads as an entry block
- * made after the file was last changed is an entry whose link was lost (an
- * orphan), not the file's data: the map's
- * claim is dropped (a hole in the file) so that the sweep finds the entry,
- * and the slot is reported as the stale link it is.
- */
 /* The level-0 extender and slot that map file block fb to blk; false when
  * the path down from the top does not read as the walk read it. */
 static bool slot_of(struct scan_result *r, const struct scan_entry *x, unsigned top_level,
@@ -297,6 +287,15 @@ static bool slot_of(struct scan_result *r, const struct scan_entry *x, unsigned 
     }
 }
 
+/*
+ * A file whose map names a block another holds has a stale map (SPEC-9.12)
+ * or a damaged one: its other blocks were read as its data only because no
+ * walk had reached them first.  One of them that reads as an entry block
+ * made after the file was last changed is an entry whose link was lost (an
+ * orphan), not the file's data: the map's claim is dropped (a hole in the
+ * file) so that the sweep finds the entry, and the slot is reported as the
+ * stale link it is.
+ */
 static bool release_entries(struct scan_result *r)
 {
     uint8_t *b = NULL, *eb = NULL;
