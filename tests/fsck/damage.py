@@ -53,8 +53,8 @@ from collections import Counter
 # (mode, seed, operations, block size, address length, size), the suite's run:
 # small enough for the sanitizer build, one run in each writer mode.
 SCENARIOS = [
-    "correct:401:40:1024:2:256K",
-    "2012:402:40:512:3:256K",
+    "correct:401:30:1024:2:256K",
+    "2012:402:30:512:3:256K",
 ]
 KINDS = ("zero", "junk", "hdrflip", "flip")
 # The block map's classes (store.c's classes table): those that hold
