@@ -257,6 +257,15 @@ void scan_entry_fields(const struct scan_entry *x, struct lanyfs_entry *out)
         memcpy(out->name, e->name, out->name_len);
 }
 
+bool sc_driver_files(const struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nentries; i++)
+        if (scan_entry_is_file(&r->entries[i]) &&
+            (r->entries[i].e.attr & LANYFS_ATTR_NOEXEC) != 0)
+            return true;
+    return false;
+}
+
 void sc_entries_free(struct scan_result *r)
 {
     for (size_t i = 0; i < r->nentries; i++)

@@ -240,8 +240,8 @@ static bool made_after(const struct lanyfs_entry *e, const struct scan_entry *x)
 static bool claim_excess(struct scan_result *r)
 {
     bool ok = true;
-    uint8_t *b = malloc(r->g.blocksize);
-    if (b == NULL)
+    uint8_t *b = r->nexcess > 0 ? malloc(r->g.blocksize) : NULL;
+    if (r->nexcess > 0 && b == NULL)
         ok = sc_oom(r);
     for (size_t i = 0; i < r->nexcess && ok; i++) {
         const struct sc_excess *e = &r->excess[i];

@@ -341,11 +341,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     struct lpair *pairs = NULL;
     size_t cap = 0;
     bool ok = false;
-    /* The driver gives the files it creates the no-exec attribute (SPEC-9.14). */
-    bool driver = false;
-    for (size_t i = 0; i < r->nentries && !driver; i++)
-        driver = scan_entry_is_file(&r->entries[i]) &&
-                 (r->entries[i].e.attr & LANYFS_ATTR_NOEXEC) != 0;
+    bool driver = sc_driver_files(r);
     if (child == NULL || seen == NULL || later == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;

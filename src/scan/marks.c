@@ -540,10 +540,8 @@ void sc_marks_settle(struct scan_result *r)
     bool driver = false;
     for (size_t i = 0; i < r->nfindings && !driver; i++)
         driver = r->alt[i].code == 0 && driver_only(r->findings[i].code);
-    /* The driver gives the files it creates the no-exec attribute (SPEC-§9.14). */
-    for (size_t i = 0; i < r->nentries && !driver; i++)
-        driver = scan_entry_is_file(&r->entries[i]) &&
-                 (r->entries[i].e.attr & LANYFS_ATTR_NOEXEC) != 0;
+    if (!driver)
+        driver = sc_driver_files(r);
     sc_settle(r, driver);
     /* The blocks of the provisional extender leak (sc_marks_leaks). */
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {

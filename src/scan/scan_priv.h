@@ -349,6 +349,9 @@ uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n);
 void sc_data_free(struct scan_result *r, uint32_t id);
 /* "directory" or "file". */
 const char *sc_kind_name(const struct scan_entry *x);
+/* Some file carries the no-exec attribute the 2012 driver gives every file
+ * it creates (SPEC-9.14): the driver wrote this medium. */
+bool sc_driver_files(const struct scan_result *r);
 void sc_entries_free(struct scan_result *r);
 
 /* ---- finding.c ------------------------------------------------------------ */
