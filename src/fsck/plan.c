@@ -55,6 +55,7 @@ static const struct policy policies[] = {
     {"SB_TRUNCATED", FSCK_CAT_NONE, false},
     {"SB_BLOCKS_OVER_ADDR", FSCK_CAT_CAP, false},
     {"SB_BLOCKS_LARGE", FSCK_CAT_CAP, false},
+    {"SB_BLOCKSIZE_WRONG", FSCK_CAT_RESUPER, false},
     {"SB_ROOTDIR_RANGE", FSCK_CAT_ROOT, false},
     {"SB_FREEHEAD_RANGE", FSCK_CAT_FREELIST, false},
     {"SB_FREETAIL_RANGE", FSCK_CAT_FREELIST, false},

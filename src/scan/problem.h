@@ -138,6 +138,10 @@ enum scan_severity {
       N_("superblock field 'blocks' is {value}, but the image holds {count} blocks and "       \
          "nothing refers to a block past them"),                                                \
       N_("set 'blocks' from the image size"))                                                  \
+    X(SB_BLOCKSIZE_WRONG, 0x000017, SCAN_SEV_CRITICAL, 0,                                       \
+      N_("superblock block size is {value} bytes, but the root directory at block {block} "    \
+         "reads only with {count}-byte blocks, with which 'blocks' fits the image"),           \
+      N_("read with the root directory's block size and write a superblock that says so"))    \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

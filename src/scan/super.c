@@ -7,6 +7,8 @@
  *  - SB_BAD_MAGIC (then the geometry is inferred: infer.c), SB_BAD_TYPE,
  *    SB_VERSION (major above 1; the scan goes on with the 1.4 layout);
  *  - SB_BAD_BLOCKSIZE, SB_BAD_ADDRLEN (then the geometry is inferred);
+ *  - SB_BLOCKSIZE_WRONG (the root is a directory only at another block size,
+ *    with which 'blocks' fits the image): the scan reads with that size;
  *  - SB_BLOCKS_OVER_ADDR (blocks beyond 2^(8*addrlen)): pointers are judged
  *    against the cap;
  *  - SB_BLOCKS_SMALL (blocks below the formatter's 16 while the image holds
@@ -30,6 +32,7 @@
  * 'freeblocks' is judged after the free list is walked (marks.c).
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +49,69 @@ static bool check_time(struct scan_result *r, const char *field, const struct la
     lanyfs_ts_format(ts, buf, sizeof(buf));
     return sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_TIME_INVALID}, NULL, "%s %s",
                      field, buf);
+}
+
+/*
+ * A block size byte that reads wrong but valid (one flipped bit turns 10
+ * into 11, 11 into 9 or 10) puts every block elsewhere: the root at
+ * 'rootdir' is then no directory, and the trees, the free list and the
+ * data would all be read from the wrong places.  The root read with
+ * another block size tells the right one when 'blocks' agrees: with that
+ * size the filesystem fills the image exactly, or fits it while the
+ * superblock's own size runs past its end.  Without that agreement the root
+ * is taken to be what is damaged (SB_ROOT_NOT_DIR, tree.c) and the block
+ * size right, since a stick formatted again keeps its earlier format's root
+ * where another block size puts it.  Returns the exponent to read with, or
+ * 0 to keep the superblock's.
+ */
+static bool root_dir_at(struct scan_result *r, unsigned bits, uint8_t *buf)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    uint64_t n = r->image_bytes >> bits;
+    size_t lost = 0;
+    struct lanyfs_geom g;
+    struct lanyfs_entry e;
+    if (sb->rootdir == 0 || sb->rootdir >= n ||
+        lanyfs_geom_init(&g, bits, sb->addrlen, n, NULL) != LANYFS_OK ||
+        lanyfs_image_pread_sectors(r->img, sb->rootdir << bits, buf, (size_t)1 << bits, &lost,
+                                   NULL) != LANYFS_OK ||
+        lost != 0)
+        return false;
+    return sc_probe_entry(&g, n, buf, &e) && lanyfs_entry_is_dir(&e);
+}
+
+static unsigned bits_from_root(struct scan_result *r)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    uint8_t buf[LANYFS_BLOCKSIZE_MAX];
+    uint64_t n = r->image_bytes >> sb->blockbits;
+    if (sb->rootdir == 0 || sb->rootdir >= sb->blocks)
+        return 0;
+    if (sb->rootdir < n) {
+        size_t lost = 0;
+        if (lanyfs_image_pread_sectors(r->img, sb->rootdir << sb->blockbits, buf,
+                                       LANYFS_HDR_WRCNT, &lost, NULL) != LANYFS_OK ||
+            lost != 0 || buf[0] == LANYFS_TYPE_DIR)
+            return 0;
+    }
+    bool own_fits = sb->blocks <= n;
+    unsigned found = 0, exact = 0;
+    for (unsigned b = LANYFS_BLOCKBITS_MIN; b <= LANYFS_BLOCKBITS_MAX; b++) {
+        if (b == sb->blockbits || sb->blocks > r->image_bytes >> b)
+            continue;
+        bool fills = sb->blocks << b == r->image_bytes;
+        if (!fills && own_fits)
+            continue;
+        if (!root_dir_at(r, b, buf))
+            continue;
+        if (fills)
+            exact = b;
+        else
+            found = found ? UINT_MAX : b;
+    }
+    if (exact)
+        return exact;
+    return found == UINT_MAX ? 0 : found;
 }
 
 bool sc_super_pass(struct scan_result *r)
@@ -103,8 +169,25 @@ bool sc_super_pass(struct scan_result *r)
         return sc_infer_geometry(r, why);
 
     struct lanyfs_error gerr;
-    if (lanyfs_geom_init(&r->g, sb->blockbits, sb->addrlen, sb->blocks, &gerr) != LANYFS_OK)
+    unsigned bits = sb->blockbits;
+    if (lanyfs_geom_init(&r->g, bits, sb->addrlen, sb->blocks, &gerr) != LANYFS_OK)
         return sc_infer_geometry(r, "the superblock's geometry is invalid");
+    unsigned root_bits = bits_from_root(r);
+    if (root_bits != 0) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_BLOCKSIZE_WRONG,
+                                              .block = sb->rootdir,
+                                              .value = (uint64_t)1 << bits,
+                                              .count = (uint64_t)1 << root_bits},
+                       NULL, NULL))
+            return false;
+        /* The geometry is no longer block 0's: fsck writes a superblock
+         * with it before anything else (as for one inferred). */
+        bits = root_bits;
+        r->inferred = true;
+        if (lanyfs_geom_init(&r->g, bits, sb->addrlen, sb->blocks, &gerr) != LANYFS_OK)
+            return sc_infer_geometry(r, "the superblock's geometry is invalid");
+    }
     r->sb_usable = true;
     r->image_blocks = r->image_bytes >> r->g.blockbits;
     r->fs_blocks = sb->blocks;
