@@ -585,6 +585,7 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
          * blocks were handed out again (its own block too, before its new
          * contents landed).  Its slot is cleared, not copied. */
         t->adopted = relink;
+        t->orphan = relink;
         if (!relink)
             c->kind[t->block] = OWN_KEEP;
     }

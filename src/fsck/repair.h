@@ -94,6 +94,8 @@ struct tentry {
     bool adopted;             /* its tree is a lost tree it takes (LOST_DATA_TREE,
                                * UNLINKED_FILE_DATA), or it is a relinked orphan:
                                * blocks others hold are not its */
+    bool orphan;              /* a relinked orphan: a block another relinked
+                               * orphan holds is copied, not cleared */
     struct lanyfs_entry e;    /* contents as they must end (links aside) */
     bool fields_dirty;        /* data, size or times change (written in phase 2) */
     bool name_dirty;          /* the name changes (written with the links, phase 3) */

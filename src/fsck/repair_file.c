@@ -18,8 +18,10 @@
  *         cleared.  With copies allowed, an extender or data block another
  *         file holds is copied into a fresh block and the pointer moved to
  *         the copy, except in a lost tree a file takes (LOST_DATA_TREE,
- *         UNLINKED_FILE_DATA): such a slot is an old extender's, whose
- *         blocks the scan left to their holders, and is cleared; a copied extender is copied whole (its own slots
+ *         UNLINKED_FILE_DATA) or an orphan whose block a live file holds:
+ *         such a slot is an old extender's, whose blocks the scan left to
+ *         their holders, and is cleared (a block two relinked orphans map
+ *         is copied, orphans_share); a copied extender is copied whole (its own slots
  *         pointing to copies where they are shared).  Slot changes of the
  *         file's own extenders become edits written in place (phase 2);
  *         copies are fresh blocks (phase 1).
@@ -210,6 +212,22 @@ static bool other_file(const struct fwalk *w, uint64_t blk)
     return c->owner[blk] != FSCK_NONE;
 }
 
+/*
+ * Two relinked orphans that map the same block: either map may be the one
+ * a flipped slot made, and nothing on the disk tells which, so, as for live
+ * files, the second keeps a copy instead of losing the block.  (An orphan
+ * whose block a live file holds loses it: live files' blocks never reach
+ * the free list, so the orphan's map is the older one.)
+ */
+static bool orphans_share(const struct fwalk *w, uint64_t blk)
+{
+    const struct fsck_ctx *c = w->c;
+    if (!w->t->orphan || !c->allow_clone || blk >= c->nblocks)
+        return false;
+    uint32_t o = c->owner[blk];
+    return o != FSCK_NONE && o < c->nte && o != w->who && c->te[o].orphan;
+}
+
 static bool add_edit(struct fsck_ctx *c, uint64_t blk, uint32_t slot, struct ref v)
 {
     if (c->nxe == c->capxe) {
@@ -252,7 +270,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
     bool readable = read_ext(w, blk, (int)level, b);
     if (w->allowed && depth > 0 && readable && !maps_within(w, b, level, base))
         return (struct ref){0}; /* maps nothing the file keeps */
-    if (!own && w->t->adopted && w->allowed && other_file(w, blk))
+    if (!own && w->t->adopted && w->allowed && other_file(w, blk) && !orphans_share(w, blk))
         return (struct ref){0}; /* another file's extender: not the lost tree's or orphan's */
     if ((!own && !(c->allow_clone && other_file(w, blk))) || !readable) {
         /* Left as it is: count what it may map as backed. */
@@ -286,7 +304,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
             if (mine(w, v, w->dkind)) {
                 /* ours */
             } else if (other_file(w, v)) {
-                if (w->t->adopted && w->allowed)
+                if (w->t->adopted && w->allowed && !orphans_share(w, v))
                     nv[i].blk = 0; /* another file's block: not the lost tree's */
                 else if (c->allow_clone)
                     nv[i] = copy_data(w, v);
