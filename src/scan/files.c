@@ -34,10 +34,10 @@
  *
  * Orphaned files (SC_FILE_ORPHAN) and the leftover extenders of deleted
  * files (SC_FILE_DELETED) are walked quietly: they only adopt blocks the
- * sweep left unowned, and stop where anything else holds a block.  A
- * deleted file's freed extenders, when their slots survive (the correct
- * writer frees a file's extenders with its data), are read without any
- * claim to recover its data list (SC_FILE_RECOVER).
+ * sweep left unowned (those past the size only after the lost trees,
+ * sc_orphan_excess), and stop where anything else holds a block.  A deleted file's freed extenders, when their slots
+ * survive (the correct writer frees a file's extenders with its data), are
+ * read without any claim to recover its data list (SC_FILE_RECOVER).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -201,18 +201,42 @@ static bool defer_excess(struct fwalk *w, uint64_t blk, uint64_t parent, uint64_
                          uint32_t slot)
 {
     struct scan_result *r = w->r;
+    bool orphan = w->mode == SC_FILE_ORPHAN;
+    struct sc_excess **list = orphan ? &r->oexcess : &r->excess;
+    size_t *n = orphan ? &r->noexcess : &r->nexcess;
+    size_t *cap = orphan ? &r->oexcess_cap : &r->excess_cap;
     w->st.excess++;
-    if (r->nexcess == r->excess_cap) {
-        size_t ncap = r->excess_cap ? r->excess_cap * 2 : 64;
-        struct sc_excess *n = realloc(r->excess, ncap * sizeof(*n));
-        if (n == NULL)
+    if (*n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        struct sc_excess *nl = realloc(*list, ncap * sizeof(*nl));
+        if (nl == NULL)
             return sc_oom(r);
-        r->excess = n;
-        r->excess_cap = ncap;
+        *list = nl;
+        *cap = ncap;
     }
-    r->excess[r->nexcess++] =
+    (*list)[(*n)++] =
         (struct sc_excess){.blk = blk, .parent = parent, .fb = fb, .id = w->id, .slot = slot};
     return true;
+}
+
+/*
+ * An orphan's data slots past its size adopt their blocks only after the
+ * lost trees took theirs (lostdata.c): such a slot is the driver's leftover
+ * (SPEC-9.13), whose block no one else holds, or a damaged one, whose block
+ * is more likely a lost write's.  Only blocks still leaked and in no tree
+ * are adopted.
+ */
+void sc_orphan_excess(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->noexcess; i++) {
+        const struct sc_excess *e = &r->oexcess[i];
+        const struct scan_block *c = sc_cell(r, e->blk);
+        if (c != NULL && !(c->flags & (SC_BF_LINKED | SCAN_BF_DRIVER)))
+            sc_adopt(r, e->blk, SCAN_BLK_LEAKED, e->id, e->fb);
+    }
+    free(r->oexcess);
+    r->oexcess = NULL;
+    r->noexcess = r->oexcess_cap = 0;
 }
 
 /*
@@ -503,6 +527,11 @@ static bool walk(struct fwalk *w)
             if (w->mode == SC_FILE_DELETED)
                 continue;
             if (w->mode == SC_FILE_LIVE && fb >= w->needed) {
+                if (!defer_excess(w, slot, x->blk, fb, i))
+                    goto out;
+                continue;
+            }
+            if (w->mode == SC_FILE_ORPHAN && fb >= w->needed) {
                 if (!defer_excess(w, slot, x->blk, fb, i))
                     goto out;
                 continue;

@@ -251,6 +251,7 @@ bool sc_marks_leaks(struct scan_result *r)
          * is judged, but the lost writes are still found (lostdata.c). */
         uint64_t empty = 0, empty_first = 0;
         ok = sc_lost_trees(r, b, &empty, &empty_first);
+        sc_orphan_excess(r);
         goto out;
     }
     /* Without a free list (an inferred geometry found no head, or the
@@ -307,6 +308,7 @@ bool sc_marks_leaks(struct scan_result *r)
     uint64_t full = 0, full_first = 0;
     if (!sc_lost_trees(r, b, &full, &full_first))
         goto out;
+    sc_orphan_excess(r);
     if (leak > 0 && (full == 0 || leak_first < full_first))
         full_first = leak_first;
     full += leak;

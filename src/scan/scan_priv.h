@@ -197,6 +197,9 @@ struct scan_result {
     bool dupkeys_off;              /* sc_tree_dups has run: no more keys */
     struct sc_excess *excess;      /* files.c: data slots past a size, claimed last */
     size_t nexcess, excess_cap;    /* used, allocated */
+    struct sc_excess *oexcess;     /* files.c: an orphan's data slots past its size,
+                                    * adopted after the lost trees (sc_orphan_excess) */
+    size_t noexcess, oexcess_cap;  /* used, allocated */
     uint8_t *stash;                /* stash.c's bytes, NULL when none */
     size_t stash_used, stash_bytes;/* used, mapped */
 
@@ -257,6 +260,8 @@ bool sc_oom(struct scan_result *r);
  * nothing are added to *empty (the first in *empty_first) for marks.c's
  * extender leak.  Every block of them is marked SC_BF_LINKED.  b: a block buffer. */
 bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first);
+/* files.c: the blocks orphans map past their sizes, adopted after the lost trees. */
+void sc_orphan_excess(struct scan_result *r);
 void sc_lost_free(struct scan_result *r);
 
 /* ---- blockio.c ------------------------------------------------------------ */
