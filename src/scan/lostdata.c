@@ -23,7 +23,10 @@
  *    extender in a block handed out again before its new contents landed
  *    (a write's allocations come from the free list, never from another
  *    file's blocks), and its slots still name the blocks of the file it
- *    mapped then; it and what it took are leaked blocks, as an empty tree;
+ *    mapped then; it and what it took are leaked blocks, as an empty tree,
+ *    and another tree may take those;
+ *  - the order: tops whose slots name no block the live structures hold
+ *    first, and among those alike the ones whose file is known (below);
  *  - the file it belongs to, when the disk tells: the file entry in the
  *    block just before the top, whose data pointer is 0 and whose counter
  *    is 0.  Create writes the entry, and the file's first write allocates
@@ -120,6 +123,13 @@ static bool bit(const uint64_t *set, uint64_t b)
 static void set_bit(uint64_t *set, uint64_t b)
 {
     set[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
+/* A data block a tree took and gives back: leaked, and free for the next tree. */
+static void give_back(struct scan_result *r, uint64_t *seen, uint64_t blk)
+{
+    r->map[blk].flags &= (uint8_t)~SC_BF_LINKED;
+    seen[blk / 64] &= ~((uint64_t)1 << (blk % 64));
 }
 
 void sc_lost_free(struct scan_result *r)
@@ -364,19 +374,19 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         }
     }
     /* Tops whose own slots name no block a live structure holds first, so
-     * that an old extender cannot take the blocks of a real write. */
-    for (int pass = 0; pass < 2; pass++)
+     * that an old extender cannot take the blocks of a real write; among
+     * those alike, the trees whose file the disk tells first, so that a
+     * flipped slot of an old extender cannot take a block of theirs. */
+    for (int pass = 0; pass < 4; pass++)
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
         if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
             continue;
         if (sc_stopped(r))
             goto out;
-        if (pass == 0 && top_holds(r, blk, b) != 0) {
+        if (pass == 0 && top_holds(r, blk, b) != 0)
             set_bit(later, blk);
-            continue;
-        }
-        if (pass == 1 && !bit(later, blk))
+        if (bit(later, blk) != (pass >= 2) || (tree_file(r, blk) != 0) != (pass % 2 == 0))
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
@@ -388,14 +398,15 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             goto out;
         }
         if (npairs > 0 && held_slots >= npairs) {
-            /* An old extender, not a write: what it took stays leaked. */
+            /* An old extender, not a write: what it took stays leaked, for a
+             * later tree to take (a write of its blocks may have landed). */
             for (size_t i = 0; i < npairs; i++)
-                r->map[pairs[i].dblk].flags &= (uint8_t)~SC_BF_LINKED;
+                give_back(r, seen, pairs[i].dblk);
             npairs = 0;
         }
         /* Zero blocks at its end hold nothing to keep: no write of them landed. */
         while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b))
-            r->map[pairs[--npairs].dblk].flags &= (uint8_t)~SC_BF_LINKED;
+            give_back(r, seen, pairs[--npairs].dblk);
         if (npairs == 0) {
             /* Maps nothing any more: an extender leak (marks.c). */
             r->map[blk].flags |= SC_BF_LINKED;
