@@ -27,6 +27,10 @@
  *    and another tree may take those;
  *  - the order: tops whose slots name no block the live structures hold
  *    first, and among those alike the ones whose file is known (below);
+ *    a block two candidates' data slots name, met at a slot with no data
+ *    slot beside it, last (a flipped slot stands alone, a write's blocks
+ *    come in runs); a block a live file maps only past its size is a
+ *    leftover or a damaged slot, which a tree may take;
  *  - the file it belongs to, when the disk tells: the file entry in the
  *    block just before the top, whose data pointer is 0 and whose counter
  *    is 0.  Create writes the entry, and the file's first write allocates
@@ -99,9 +103,25 @@ static bool list_broken(const struct scan_result *r)
            !r->format_interrupted;
 }
 
-/* A block a live structure holds: a slot naming it cannot be a lost write's. */
-static bool held(const struct scan_block *c)
+/*
+ * A data block a live file maps only past its size: the driver's leftover
+ * slot (SPEC-9.13), whose block a truncate freed for the next write, or a
+ * damaged slot.  A lost write's tree that names it has the better claim.
+ */
+static bool past_size(struct scan_result *r, const struct scan_block *c)
 {
+    if (c->cls != SCAN_BLK_DATA || c->owner == 0)
+        return false;
+    const struct scan_entry *x = sc_entry(r, c->owner);
+    return x != NULL && x->state == SCAN_ENTRY_LIVE && c->index >= x->blocks_needed &&
+           !(c->flags & (SCAN_BF_SHARED | SC_BF_LINKED));
+}
+
+/* A block a live structure holds: a slot naming it cannot be a lost write's. */
+static bool held(struct scan_result *r, const struct scan_block *c)
+{
+    if (past_size(r, c))
+        return false;
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_SUPER:
     case SCAN_BLK_DIR:
@@ -165,7 +185,7 @@ static uint64_t top_holds(struct scan_result *r, uint64_t top, uint8_t *b)
     for (uint32_t k = 0; k < r->g.extmax; k++) {
         uint64_t s = lanyfs_ext_slot(&r->g, b, k);
         const struct scan_block *c = s != 0 ? sc_cell(r, s) : NULL;
-        n += c != NULL && held(c);
+        n += c != NULL && held(r, c);
     }
     return n;
 }
@@ -195,13 +215,51 @@ static uint64_t tree_size(struct scan_result *r, const struct scan_lost_tree *t,
 }
 
 /*
+ * A data slot with no data slot beside it, whose block another candidate's
+ * slot names too: one of the two is likely a flipped slot, and a flipped
+ * slot stands alone, where a write's blocks come in runs.  Such a block is
+ * taken only after every tree took its other blocks (resolve_deferred).
+ */
+struct ldefer {
+    uint64_t top; /* the tree */
+    uint64_t fb;  /* file block */
+    uint64_t blk; /* the block */
+};
+
+struct ldefers {
+    struct ldefer *v;
+    size_t n, cap;
+    const uint64_t *twice; /* blocks two candidates' data slots name */
+};
+
+static bool lonely(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k)
+{
+    return (k == 0 || lanyfs_ext_slot(g, b, k - 1) == 0) &&
+           (k + 1 >= g->extmax || lanyfs_ext_slot(g, b, k + 1) == 0);
+}
+
+static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t blk)
+{
+    if (d->n == d->cap) {
+        size_t ncap = d->cap ? d->cap * 2 : 8;
+        struct ldefer *nv = realloc(d->v, ncap * sizeof(*nv));
+        if (nv == NULL)
+            return false;
+        d->v = nv;
+        d->cap = ncap;
+    }
+    d->v[d->n++] = (struct ldefer){top, fb, blk};
+    return true;
+}
+
+/*
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
  * into *pairs in file order; *held_slots counts the slots naming blocks
  * the live structures hold.  Returns false when memory runs out.
  */
 static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint64_t *seen,
-                      uint8_t *bufs, struct lpair **pairs, size_t *npairs, size_t *cap,
-                      uint64_t **exts, uint64_t *nexts, uint64_t *held_slots)
+                      struct ldefers *d, uint8_t *bufs, struct lpair **pairs, size_t *npairs,
+                      size_t *cap, uint64_t **exts, uint64_t *nexts, uint64_t *held_slots)
 {
     const struct lanyfs_geom *g = &r->g;
     struct lframe st[SC_LEVEL_MAX + 1];
@@ -247,13 +305,18 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (fb != UINT64_MAX && fb >= r->nblocks)
             fb = UINT64_MAX;
         struct scan_block *c = &r->map[s];
-        if (held(c))
+        if (held(r, c))
             (*held_slots)++;
         if (f->level == 0) {
             if (fb == UINT64_MAX ||
-                !(free_for_tree(c, SCAN_BLK_LEAKED) ||
+                !(free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
                   (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN))))
                 continue;
+            if (bit(d->twice, s) && lonely(g, b, k)) {
+                if (!defer_push(d, top, fb, s))
+                    return false;
+                continue;
+            }
             set_bit(seen, s);
             c->flags |= SC_BF_LINKED;
             if (*npairs == *cap) {
@@ -280,7 +343,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
     return true;
 }
 
-/* Record the tree and report it. */
+/* Record the tree (reported by report_tree, once its deferred blocks are in). */
 static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pairs,
                      size_t npairs, uint64_t *exts, uint64_t nexts, uint8_t *b)
 {
@@ -307,6 +370,9 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         /* Out of a free list walked only in part: the write took it, so it is
          * no free block the list's lost part could list. */
         r->map[pairs[i].dblk].cls = SCAN_BLK_LEAKED;
+        /* Nor a live file's past its size (past_size): the tree's now. */
+        r->map[pairs[i].dblk].owner = 0;
+        r->map[pairs[i].dblk].index = 0;
     }
     t.mapped = npairs;
     t.entry = tree_file(r, top);
@@ -326,18 +392,72 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
     const struct scan_entry *x = sc_entry(r, t.entry);
     if (x != NULL)
         sc_aux(r, x->id)->lost = (uint32_t)r->nlost;
+    return true;
+}
+
+static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
+{
+    const struct scan_entry *x = sc_entry(r, t->entry);
     if (x != NULL)
         return sc_report(r,
                          &(struct scan_finding){.code = SCAN_PR_UNLINKED_FILE_DATA,
-                                                .entry = x->id, .block = top,
-                                                .block2 = x->block, .count = t.mapped,
-                                                .value = t.size},
+                                                .entry = x->id, .block = t->top,
+                                                .block2 = x->block, .count = t->mapped,
+                                                .value = t->size},
                          x->path, NULL);
     return sc_report(r,
-                     &(struct scan_finding){.code = SCAN_PR_LOST_DATA_TREE, .block = top,
-                                            .count = t.mapped, .count2 = nexts,
-                                            .value = t.size},
+                     &(struct scan_finding){.code = SCAN_PR_LOST_DATA_TREE, .block = t->top,
+                                            .count = t->mapped, .count2 = t->nexts,
+                                            .value = t->size},
                      NULL, NULL);
+}
+
+/*
+ * The deferred blocks, in the order the trees deferred them: each goes to
+ * its tree when no other tree took it and it holds something.
+ */
+static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
+                             size_t first_tree, bool driver, uint8_t *b)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const struct ldefer *e = &d->v[i];
+        struct scan_block *c = &r->map[e->blk];
+        bool unknown_ok = list_broken(r) && (driver || tree_file(r, e->top) != 0);
+        if (bit(seen, e->blk) ||
+            !(free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
+              (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN))))
+            continue;
+        struct scan_lost_tree *t = NULL;
+        for (size_t k = first_tree; k < r->nlost && t == NULL; k++)
+            if (r->lost[k].top == e->top)
+                t = &r->lost[k];
+        if (t == NULL || zero_block(r, e->blk, b))
+            continue;
+        if (e->fb >= t->ndata) {
+            uint64_t budget = r->nblocks * LOST_CELLS_PER_BLOCK + 1024;
+            uint64_t more = e->fb + 1 - t->ndata;
+            if (r->lost_cells > budget || more > budget - r->lost_cells)
+                continue;
+            uint64_t *nd = realloc(t->data, (size_t)(e->fb + 1) * sizeof(*nd));
+            if (nd == NULL)
+                return sc_oom(r);
+            memset(nd + t->ndata, 0, (size_t)more * sizeof(*nd));
+            t->data = nd;
+            t->ndata = e->fb + 1;
+            r->lost_cells += more;
+        }
+        if (t->data[e->fb] != 0)
+            continue;
+        t->data[e->fb] = e->blk;
+        t->mapped++;
+        set_bit(seen, e->blk);
+        c->flags |= SC_BF_LINKED;
+        c->cls = SCAN_BLK_LEAKED;
+        c->owner = 0;
+        c->index = 0;
+        t->size = tree_size(r, t, b);
+    }
+    return true;
 }
 
 bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first)
@@ -347,19 +467,24 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *child = calloc((size_t)words, sizeof(*child));
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
     uint64_t *later = calloc((size_t)words, sizeof(*later)); /* tops naming held blocks */
+    uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
+    uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
     struct lpair *pairs = NULL;
-    size_t cap = 0;
+    struct ldefers d = {.twice = twice};
+    size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
-    if (child == NULL || seen == NULL || later == NULL || bufs == NULL) {
+    if (child == NULL || seen == NULL || later == NULL || named == NULL || twice == NULL ||
+        bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
-    /* Extenders another candidate one level up maps are no tops. */
+    /* Extenders another candidate one level up maps are no tops; blocks
+     * two candidates' data slots name are contested. */
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
-        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || c->index == 0)
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
             continue;
         if (sc_stopped(r))
             goto out;
@@ -367,10 +492,16 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         for (uint32_t k = 0; k < g->extmax; k++) {
             uint64_t s = lanyfs_ext_slot(g, b, k);
-            const struct scan_block *t = sc_cell(r, s);
-            if (s != 0 && s != blk && free_for_tree(t, SCAN_BLK_ORPHAN_EXT) &&
-                t->index + 1u == c->index)
+            if (s == 0 || s == blk || s >= r->nblocks)
+                continue;
+            const struct scan_block *t = &r->map[s];
+            if (c->index == 0) {
+                if (bit(named, s))
+                    set_bit(twice, s);
+                set_bit(named, s);
+            } else if (free_for_tree(t, SCAN_BLK_ORPHAN_EXT) && t->index + 1u == c->index) {
                 set_bit(child, s);
+            }
         }
     }
     /* Tops whose own slots name no block a live structure holds first, so
@@ -391,18 +522,42 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
         bool unknown_ok = list_broken(r) && (driver || tree_file(r, blk) != 0);
-        if (!walk_tree(r, blk, unknown_ok, seen, bufs, &pairs, &npairs, &cap, &exts, &nexts,
+        size_t deferred = d.n;
+        if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
                        &held_slots)) {
             free(exts);
             ok = sc_oom(r);
             goto out;
         }
-        if (npairs > 0 && held_slots >= npairs) {
+        deferred = d.n - deferred;
+        if (npairs + deferred > 0 && held_slots >= npairs + deferred) {
             /* An old extender, not a write: what it took stays leaked, for a
              * later tree to take (a write of its blocks may have landed). */
             for (size_t i = 0; i < npairs; i++)
                 give_back(r, seen, pairs[i].dblk);
             npairs = 0;
+            d.n -= deferred;
+        } else if (npairs == 0 && deferred > 0) {
+            /* Nothing but contested blocks: taken now, as any tree's. */
+            for (size_t i = d.n - deferred; i < d.n; i++) {
+                if (bit(seen, d.v[i].blk))
+                    continue;
+                if (npairs == cap) {
+                    size_t ncap = cap ? cap * 2 : 16;
+                    struct lpair *np = realloc(pairs, ncap * sizeof(*np));
+                    if (np == NULL) {
+                        free(exts);
+                        ok = sc_oom(r);
+                        goto out;
+                    }
+                    pairs = np;
+                    cap = ncap;
+                }
+                set_bit(seen, d.v[i].blk);
+                r->map[d.v[i].blk].flags |= SC_BF_LINKED;
+                pairs[npairs++] = (struct lpair){d.v[i].fb, d.v[i].blk};
+            }
+            d.n -= deferred;
         }
         /* Zero blocks at its end hold nothing to keep: no write of them landed. */
         while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b))
@@ -419,6 +574,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (!add_tree(r, blk, pairs, npairs, exts, nexts, b))
             goto out;
     }
+    if (!resolve_deferred(r, &d, seen, first_tree, driver, b))
+        goto out;
+    for (size_t k = first_tree; k < r->nlost; k++)
+        if (!report_tree(r, &r->lost[k]))
+            goto out;
     /* Candidates no top reached (a level the walk could not enter) count as leaked extenders. */
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         struct scan_block *c = &r->map[blk];
@@ -433,6 +593,9 @@ out:
     free(child);
     free(seen);
     free(later);
+    free(named);
+    free(twice);
+    free(d.v);
     free(bufs);
     free(pairs);
     return ok;
