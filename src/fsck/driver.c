@@ -75,6 +75,7 @@ struct run {
     uint64_t lost_found;          /* entries moved to /lost+found */
     uint64_t lost_root;           /* entries moved to the root: no room for /lost+found */
     bool preen_left;              /* preen met a problem it may not fix */
+    bool unlisted;                /* free blocks were taken off the list for lost trees */
     char errmsg[512];             /* the first operational error */
 };
 
@@ -446,6 +447,28 @@ static bool repair(struct run *r, struct scan_result *res)
     if (rc != LANYFS_OK) {
         fail(r, _("cannot plan the repair: %s"), c->err.msg);
         goto out;
+    }
+    /* Lost trees with no unlisted block for their files: blocks are taken
+     * off the free list first, in a write of their own (repair_unlist.c),
+     * and the check starts again, once. */
+    if (c->lost_missing > 0 && !r->unlisted) {
+        r->unlisted = true;
+        uint64_t taken = 0;
+        if ((rc = fsck_unlist(c, c->lost_missing, &taken)) != LANYFS_OK)
+            goto out_err;
+        if (taken > 0) {
+            if ((rc = lanyfs_image_sync(lanyfs_fs_image(r->fs), &c->err)) != LANYFS_OK)
+                goto out_err;
+            say(r,
+                ngettext("%" PRIu64 " free block is taken off the free list for the files of "
+                         "lost extender trees; checking again.",
+                         "%" PRIu64 " free blocks are taken off the free list for the files of "
+                         "lost extender trees; checking again.",
+                         taken),
+                taken);
+            ok = true;
+            goto out;
+        }
     }
     bool need_free = c->allow_freelist && (fsck_approved_any(c, FSCK_CAT_FREELIST) ||
                                            fsck_plan_changes(c) || c->lost_freed);

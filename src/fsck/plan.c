@@ -313,6 +313,8 @@ void fsck_plan_free(struct fsck_ctx *c)
     free(c->owner);
     free(c->by_sid);
     free(c->pool);
+    free(c->lost_named);
+    c->lost_named = NULL;
     c->kind = NULL;
     c->owner = NULL;
     c->by_sid = NULL;
@@ -416,6 +418,7 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
     const struct scan_lost_tree *lt;
     size_t n = scan_lost_trees(r, &lt);
     c->lost_freed = false;
+    c->lost_missing = 0;
     if (n == 0)
         return LANYFS_OK;
     if (!c->allow_freelist || !c->allow_tree || !fsck_allowed(c, FSCK_CAT_ORPHAN, 0)) {
@@ -437,6 +440,25 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
             if (lt[i].data[k] < c->nblocks)
                 in_tree[lt[i].data[k]] = 1;
     }
+    /* Nor a block a slot of theirs names that the scan left out of the
+     * tree (a leaked block the driver's marks explain, among others): the
+     * file's own walk may keep it. */
+    uint8_t *eb = malloc(c->g.blocksize);
+    if (eb == NULL) {
+        free(in_tree);
+        return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        for (uint64_t k = 0; k < lt[i].nexts; k++) {
+            if (lt[i].exts[k] >= c->nblocks || fsck_read(c, lt[i].exts[k], eb) != LANYFS_OK)
+                continue;
+            for (uint32_t j = 0; j < c->g.extmax; j++) {
+                uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
+                if (v != 0 && v < c->nblocks)
+                    in_tree[v] = 1;
+            }
+        }
+    free(eb);
     uint64_t next = 1;
     enum lanyfs_err rc = LANYFS_OK;
     for (size_t i = 0; i < n; i++) {
@@ -452,6 +474,7 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
         }
         if (blk == 0) {
             c->lost_freed = true; /* no block for the file: the tree's blocks go free */
+            c->lost_missing++;
             continue;
         }
         char name[32];
@@ -471,7 +494,7 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
         fsck_note(c, _("block %" PRIu64 ": new file /lost+found/%s for the extender tree at %" PRIu64),
                   blk, name, lt[i].top);
     }
-    free(in_tree);
+    c->lost_named = in_tree; /* for repair_unlist.c; freed with the plan */
     return rc;
 }
 

@@ -204,7 +204,9 @@ struct fsck_ctx {
     bool allow_clone;                /* shared blocks are copied */
     bool allow_tree;                 /* trees are repaired */
     bool allow_super;
-    bool lost_freed;                 /* a lost tree had no block for its new file: free list rebuilt */                /* superblock fields are fixed */
+    bool lost_freed;                 /* a lost tree had no block for its new file: free list rebuilt */
+    uint64_t lost_missing;           /* lost trees with no block for their new file */
+    uint8_t *lost_named;             /* per block: a lost tree holds it or a slot of one names it */                /* superblock fields are fixed */
 
     struct fsck_stats st;            /* counts for the summary */
     struct lanyfs_error err;         /* the first hard error */
@@ -266,6 +268,9 @@ enum lanyfs_err fsck_file_write(struct fsck_ctx *c);
 /* ---- repair_clone.c --------------------------------------------------------- */
 
 /* Make the pool from the blocks the plan leaves free, best first. */
+/* repair_unlist.c: take up to want free blocks off the free list, in one
+ * write of a chain block, for the files of lost trees; *taken says how many. */
+enum lanyfs_err fsck_unlist(struct fsck_ctx *c, uint64_t want, uint64_t *taken);
 enum lanyfs_err fsck_pool_build(struct fsck_ctx *c);
 /* Take a block from the pool (0 when it is empty). */
 uint64_t fsck_pool_take(struct fsck_ctx *c);
