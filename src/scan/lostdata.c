@@ -232,6 +232,15 @@ struct ldefers {
     const uint64_t *twice; /* blocks two candidates' data slots name */
 };
 
+/* A tree whose data slots name only deferred blocks: it takes those the
+ * other trees leave, once they took theirs (sc_lost_trees). */
+struct lshell {
+    uint64_t top;
+    uint64_t *exts;
+    uint64_t nexts;
+    size_t from, to; /* its deferred blocks in ldefers.v */
+};
+
 static bool lonely(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k)
 {
     return (k == 0 || lanyfs_ext_slot(g, b, k - 1) == 0) &&
@@ -416,16 +425,24 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
  * The deferred blocks, in the order the trees deferred them: each goes to
  * its tree when no other tree took it and it holds something.
  */
+/* A deferred block no tree took yet, that its tree may take. */
+static bool deferred_free(struct scan_result *r, const struct ldefer *e, const uint64_t *seen,
+                          bool driver)
+{
+    const struct scan_block *c = &r->map[e->blk];
+    bool unknown_ok = list_broken(r) && (driver || tree_file(r, e->top) != 0);
+    return !bit(seen, e->blk) &&
+           (free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
+            (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN)));
+}
+
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
                              size_t first_tree, bool driver, uint8_t *b)
 {
     for (size_t i = 0; i < d->n; i++) {
         const struct ldefer *e = &d->v[i];
         struct scan_block *c = &r->map[e->blk];
-        bool unknown_ok = list_broken(r) && (driver || tree_file(r, e->top) != 0);
-        if (bit(seen, e->blk) ||
-            !(free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
-              (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN))))
+        if (!deferred_free(r, e, seen, driver))
             continue;
         struct scan_lost_tree *t = NULL;
         for (size_t k = first_tree; k < r->nlost && t == NULL; k++)
@@ -472,6 +489,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice};
+    struct lshell *shells = NULL;
+    size_t nshells = 0, shells_cap = 0;
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
@@ -538,26 +557,21 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             npairs = 0;
             d.n -= deferred;
         } else if (npairs == 0 && deferred > 0) {
-            /* Nothing but contested blocks: taken now, as any tree's. */
-            for (size_t i = d.n - deferred; i < d.n; i++) {
-                if (bit(seen, d.v[i].blk))
-                    continue;
-                if (npairs == cap) {
-                    size_t ncap = cap ? cap * 2 : 16;
-                    struct lpair *np = realloc(pairs, ncap * sizeof(*np));
-                    if (np == NULL) {
-                        free(exts);
-                        ok = sc_oom(r);
-                        goto out;
-                    }
-                    pairs = np;
-                    cap = ncap;
+            /* Nothing but contested blocks: those the other trees leave. */
+            if (nshells == shells_cap) {
+                size_t ncap = shells_cap ? shells_cap * 2 : 4;
+                struct lshell *ns = realloc(shells, ncap * sizeof(*ns));
+                if (ns == NULL) {
+                    free(exts);
+                    ok = sc_oom(r);
+                    goto out;
                 }
-                set_bit(seen, d.v[i].blk);
-                r->map[d.v[i].blk].flags |= SC_BF_LINKED;
-                pairs[npairs++] = (struct lpair){d.v[i].fb, d.v[i].blk};
+                shells = ns;
+                shells_cap = ncap;
             }
-            d.n -= deferred;
+            shells[nshells++] = (struct lshell){blk, exts, nexts, d.n - deferred, d.n};
+            r->map[blk].flags |= SC_BF_LINKED;
+            continue;
         }
         /* Zero blocks at its end hold nothing to keep: no write of them landed. */
         while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b))
@@ -576,6 +590,38 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     }
     if (!resolve_deferred(r, &d, seen, first_tree, driver, b))
         goto out;
+    for (size_t k = 0; k < nshells; k++) {
+        struct lshell *sh = &shells[k];
+        size_t npairs = 0;
+        for (size_t i = sh->from; i < sh->to; i++) {
+            const struct ldefer *e = &d.v[i];
+            if (!deferred_free(r, e, seen, driver) || zero_block(r, e->blk, b))
+                continue;
+            if (npairs == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                struct lpair *np = realloc(pairs, ncap * sizeof(*np));
+                if (np == NULL) {
+                    ok = sc_oom(r);
+                    goto out;
+                }
+                pairs = np;
+                cap = ncap;
+            }
+            set_bit(seen, e->blk);
+            r->map[e->blk].flags |= SC_BF_LINKED;
+            pairs[npairs++] = (struct lpair){e->fb, e->blk};
+        }
+        uint64_t *exts = sh->exts;
+        sh->exts = NULL;
+        if (npairs == 0) {
+            if (*empty == 0 || sh->top < *empty_first)
+                *empty_first = sh->top;
+            *empty += sh->nexts ? sh->nexts : 1;
+            free(exts);
+        } else if (!add_tree(r, sh->top, pairs, npairs, exts, sh->nexts, b)) {
+            goto out;
+        }
+    }
     for (size_t k = first_tree; k < r->nlost; k++)
         if (!report_tree(r, &r->lost[k]))
             goto out;
@@ -596,6 +642,9 @@ out:
     free(named);
     free(twice);
     free(d.v);
+    for (size_t k = 0; k < nshells; k++)
+        free(shells[k].exts);
+    free(shells);
     free(bufs);
     free(pairs);
     return ok;
