@@ -259,7 +259,9 @@ static bool made_after(const struct lanyfs_entry *e, const struct scan_entry *x)
  * block no walk reached that reads as an entry block made after the file
  * was last changed is left to the sweep: the slot is a leftover of a
  * rewrite, and the block was handed out again to an entry whose link was
- * lost (an orphan), whose data it would hide.
+ * lost (an orphan), whose data it would hide.  So is one that reads as an
+ * extender: the top of a lost write's tree (lostdata.c) more likely than
+ * data the file no longer needs.
  */
 static bool claim_excess(struct scan_result *r)
 {
@@ -274,7 +276,8 @@ static bool claim_excess(struct scan_result *r)
         struct lanyfs_entry en;
         if (x == NULL || (c != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
                           sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
-                          sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x)))
+                          ((sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x)) ||
+                           sc_probe_extender(&r->g, r->dev_blocks, b))))
             continue;
         struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE, .needed = x->blocks_needed};
         bool held;
