@@ -436,18 +436,39 @@ static bool deferred_free(struct scan_result *r, const struct ldefer *e, const u
             (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN)));
 }
 
+struct ltop {
+    uint64_t top;
+    size_t k; /* index in r->lost */
+};
+
+static int cmp_ltop(const void *a, const void *b)
+{
+    uint64_t x = ((const struct ltop *)a)->top, y = ((const struct ltop *)b)->top;
+    return x < y ? -1 : x > y;
+}
+
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
                              size_t first_tree, bool driver, uint8_t *b)
 {
+    if (d->n == 0 || r->nlost <= first_tree)
+        return true;
+    /* The trees by top, so that a disk full of deferred slots costs a
+     * search each, not a pass over every tree. */
+    size_t nt = r->nlost - first_tree;
+    struct ltop *tops = malloc(nt * sizeof(*tops));
+    if (tops == NULL)
+        return sc_oom(r);
+    for (size_t k = 0; k < nt; k++)
+        tops[k] = (struct ltop){r->lost[first_tree + k].top, first_tree + k};
+    qsort(tops, nt, sizeof(*tops), cmp_ltop);
     for (size_t i = 0; i < d->n; i++) {
         const struct ldefer *e = &d->v[i];
         struct scan_block *c = &r->map[e->blk];
         if (!deferred_free(r, e, seen, driver))
             continue;
-        struct scan_lost_tree *t = NULL;
-        for (size_t k = first_tree; k < r->nlost && t == NULL; k++)
-            if (r->lost[k].top == e->top)
-                t = &r->lost[k];
+        struct ltop key = {e->top, 0};
+        const struct ltop *hit = bsearch(&key, tops, nt, sizeof(*tops), cmp_ltop);
+        struct scan_lost_tree *t = hit ? &r->lost[hit->k] : NULL;
         if (t == NULL || zero_block(r, e->blk, b))
             continue;
         if (e->fb >= t->ndata) {
@@ -456,8 +477,10 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
             if (r->lost_cells > budget || more > budget - r->lost_cells)
                 continue;
             uint64_t *nd = realloc(t->data, (size_t)(e->fb + 1) * sizeof(*nd));
-            if (nd == NULL)
+            if (nd == NULL) {
+                free(tops);
                 return sc_oom(r);
+            }
             memset(nd + t->ndata, 0, (size_t)more * sizeof(*nd));
             t->data = nd;
             t->ndata = e->fb + 1;
@@ -474,6 +497,7 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
         c->index = 0;
         t->size = tree_size(r, t, b);
     }
+    free(tops);
     return true;
 }
 
