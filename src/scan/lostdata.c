@@ -261,6 +261,32 @@ static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t bl
     return true;
 }
 
+/* A data block a tree may take: leaked, past a live file's size, or unknown
+ * where the tree may take those (unknown_ok). */
+static bool data_free(struct scan_result *r, const struct scan_block *c, bool unknown_ok)
+{
+    return free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
+           (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN));
+}
+
+/* Take data block blk at file block fb: marked, and appended to *pairs. */
+static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pairs,
+                      size_t *npairs, size_t *cap, uint64_t fb, uint64_t blk)
+{
+    if (*npairs == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+        struct lpair *np = realloc(*pairs, ncap * sizeof(*np));
+        if (np == NULL)
+            return false;
+        *pairs = np;
+        *cap = ncap;
+    }
+    set_bit(seen, blk);
+    r->map[blk].flags |= SC_BF_LINKED;
+    (*pairs)[(*npairs)++] = (struct lpair){fb, blk};
+    return true;
+}
+
 /*
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
  * into *pairs in file order; *held_slots counts the slots naming blocks
@@ -317,26 +343,15 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (held(r, c))
             (*held_slots)++;
         if (f->level == 0) {
-            if (fb == UINT64_MAX ||
-                !(free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
-                  (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN))))
+            if (fb == UINT64_MAX || !data_free(r, c, unknown_ok))
                 continue;
             if (bit(d->twice, s) && lonely(g, b, k)) {
                 if (!defer_push(d, top, fb, s))
                     return false;
                 continue;
             }
-            set_bit(seen, s);
-            c->flags |= SC_BF_LINKED;
-            if (*npairs == *cap) {
-                size_t ncap = *cap ? *cap * 2 : 16;
-                struct lpair *np = realloc(*pairs, ncap * sizeof(*np));
-                if (np == NULL)
-                    return false;
-                *pairs = np;
-                *cap = ncap;
-            }
-            (*pairs)[(*npairs)++] = (struct lpair){fb, s};
+            if (!take_data(r, seen, pairs, npairs, cap, fb, s))
+                return false;
             continue;
         }
         if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || c->index + 1u != f->level ||
@@ -421,19 +436,12 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
                      NULL, NULL);
 }
 
-/*
- * The deferred blocks, in the order the trees deferred them: each goes to
- * its tree when no other tree took it and it holds something.
- */
 /* A deferred block no tree took yet, that its tree may take. */
 static bool deferred_free(struct scan_result *r, const struct ldefer *e, const uint64_t *seen,
                           bool driver)
 {
-    const struct scan_block *c = &r->map[e->blk];
     bool unknown_ok = list_broken(r) && (driver || tree_file(r, e->top) != 0);
-    return !bit(seen, e->blk) &&
-           (free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
-            (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN)));
+    return !bit(seen, e->blk) && data_free(r, &r->map[e->blk], unknown_ok);
 }
 
 struct ltop {
@@ -447,6 +455,10 @@ static int cmp_ltop(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/*
+ * The deferred blocks, in the order the trees deferred them: each goes to
+ * its tree when no other tree took it and it holds something.
+ */
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
                              size_t first_tree, bool driver, uint8_t *b)
 {
@@ -621,19 +633,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             const struct ldefer *e = &d.v[i];
             if (!deferred_free(r, e, seen, driver) || zero_block(r, e->blk, b))
                 continue;
-            if (npairs == cap) {
-                size_t ncap = cap ? cap * 2 : 16;
-                struct lpair *np = realloc(pairs, ncap * sizeof(*np));
-                if (np == NULL) {
-                    ok = sc_oom(r);
-                    goto out;
-                }
-                pairs = np;
-                cap = ncap;
+            if (!take_data(r, seen, &pairs, &npairs, &cap, e->fb, e->blk)) {
+                ok = sc_oom(r);
+                goto out;
             }
-            set_bit(seen, e->blk);
-            r->map[e->blk].flags |= SC_BF_LINKED;
-            pairs[npairs++] = (struct lpair){e->fb, e->blk};
         }
         uint64_t *exts = sh->exts;
         sh->exts = NULL;
