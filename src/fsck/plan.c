@@ -401,7 +401,26 @@ static void link_lost_tree(struct fsck_ctx *c, const struct scan_result *res, st
  * one reads as an orphan, which the next run moves to /lost+found.  So it
  * is a block the scan found leaked (or an orphan extender nobody holds)
  * and no lost tree maps; with none, the tree's blocks go to the free list.
+ * Where the free list's walk broke off, nothing is leaked: the blocks no
+ * walk reached are unknown, and no list a reader can walk names them, so
+ * one of those serves when no leaked one is left.
  */
+/* The first block from *next on that may hold a lost tree's new file, as
+ * the scan classed it cls (and an orphan extender nobody holds with it, for
+ * leaked ones); 0 when none is left. */
+static uint64_t spare_block(const struct fsck_ctx *c, const struct scan_block *map, uint64_t nmap,
+                            const uint8_t *in_tree, enum scan_class cls, uint64_t *next)
+{
+    for (; *next < c->nblocks && *next < nmap; (*next)++) {
+        const struct scan_block *m = &map[*next];
+        if (c->kind[*next] == OWN_FREE && !in_tree[*next] && m->owner == 0 &&
+            !(m->flags & SCAN_BF_SHARED) &&
+            (m->cls == cls || (cls == SCAN_BLK_LEAKED && m->cls == SCAN_BLK_ORPHAN_EXT)))
+            return (*next)++;
+    }
+    return 0;
+}
+
 /* A lost tree whose repair was declined keeps its blocks out of the free list. */
 static void keep_tree(struct fsck_ctx *c, const struct scan_lost_tree *lt)
 {
@@ -459,19 +478,14 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
             }
         }
     free(eb);
-    uint64_t next = 1;
+    uint64_t next = 1, next_unknown = 1;
     enum lanyfs_err rc = LANYFS_OK;
     for (size_t i = 0; i < n; i++) {
         if (lt[i].entry != 0 && fsck_te_of_sid(c, lt[i].entry) != NULL)
             continue; /* its file's (UNLINKED_FILE_DATA), or kept as it is */
-        uint64_t blk = 0;
-        for (; next < c->nblocks && next < nmap && blk == 0; next++) {
-            const struct scan_block *m = &map[next];
-            if (c->kind[next] == OWN_FREE && !in_tree[next] && m->owner == 0 &&
-                !(m->flags & SCAN_BF_SHARED) &&
-                (m->cls == SCAN_BLK_LEAKED || m->cls == SCAN_BLK_ORPHAN_EXT))
-                blk = next;
-        }
+        uint64_t blk = spare_block(c, map, nmap, in_tree, SCAN_BLK_LEAKED, &next);
+        if (blk == 0)
+            blk = spare_block(c, map, nmap, in_tree, SCAN_BLK_UNKNOWN, &next_unknown);
         if (blk == 0) {
             c->lost_freed = true; /* no block for the file: the tree's blocks go free */
             c->lost_missing++;
