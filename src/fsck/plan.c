@@ -90,6 +90,7 @@ static const struct policy policies[] = {
     {"FILE_SIZE_EXCESS", FSCK_CAT_FILE, true},
     {"FILE_HOLES", FSCK_CAT_NONE, false},
     {"EXT_TYPE", FSCK_CAT_FILE, true},
+    {"EXT_SLOT_FLIPPED", FSCK_CAT_FILE, true},
     {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
     {"FREE_PTR_RANGE", FSCK_CAT_FREELIST, false},
     {"FREE_END_WRONG", FSCK_CAT_FREELIST, false},
@@ -309,6 +310,9 @@ void fsck_plan_free(struct fsck_ctx *c)
     free(c->xe);
     c->xe = NULL;
     c->nxe = c->capxe = 0;
+    free(c->fix);
+    c->fix = NULL;
+    c->nfix = c->capfix = 0;
     free(c->kind);
     free(c->owner);
     free(c->by_sid);
@@ -512,6 +516,24 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
     return rc;
 }
 
+/* EXT_SLOT_FLIPPED: the file maps the block of its run at that slot. */
+static void add_fix(struct fsck_ctx *c, const struct scan_finding *f)
+{
+    if (f->block >= c->nblocks || f->value == 0 || f->value >= c->nblocks ||
+        f->count >= c->g.extmax)
+        return;
+    if (c->nfix == c->capfix) {
+        size_t ncap = c->capfix ? c->capfix * 2 : 8;
+        struct slotfix *p = realloc(c->fix, ncap * sizeof(*p));
+        if (p == NULL)
+            return; /* the slot stays as it is: a copy or a clear, as before */
+        c->fix = p;
+        c->capfix = ncap;
+    }
+    c->fix[c->nfix++] = (struct slotfix){.ext = f->block, .slot = (uint32_t)f->count,
+                                         .from = f->block2, .to = f->value};
+}
+
 static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
 {
     const struct scan_finding *fs;
@@ -537,6 +559,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             t->marks |= FSCK_M_TIME;
         else if (strcmp(pi->name, "TORN_SECTORS") == 0)
             t->marks |= FSCK_M_TORN;
+        else if (strcmp(pi->name, "EXT_SLOT_FLIPPED") == 0 && t->file_allowed)
+            add_fix(c, &fs[i]);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
             link_lost_tree(c, res, t);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 &&

@@ -133,6 +133,14 @@ struct xedit {
     bool to_new;              /* value is an index into ctx->nb, resolved after allocation */
 };
 
+/* A slot the scan found one flipped bit off its file's run (EXT_SLOT_FLIPPED). */
+struct slotfix {
+    uint64_t ext;             /* the level-0 extender */
+    uint32_t slot;            /* the slot */
+    uint64_t from;            /* what it holds */
+    uint64_t to;              /* the block of the run, which the file maps instead */
+};
+
 /* A block the repair writes fresh (phase 1): a copy or a new extender. */
 struct newblk {
     uint64_t dst;             /* where it goes (allocated from the pool) */
@@ -189,6 +197,9 @@ struct fsck_ctx {
     struct xedit *xe;                /* extender slot edits */
     size_t nxe;                      /* used */
     size_t capxe;                    /* allocated */
+    struct slotfix *fix;             /* flipped slots the file repairs set back */
+    size_t nfix;                     /* used */
+    size_t capfix;                   /* allocated */
     struct newblk *nb;               /* fresh blocks */
     size_t nnb;                      /* used */
     size_t capnb;                    /* allocated */

@@ -139,6 +139,19 @@ static bool maps_within(const struct fwalk *w, const uint8_t *b, unsigned level,
     return false;
 }
 
+/* The block slot i of the level-0 extender blk maps, v as it reads: the
+ * block of the file's run where the scan found the slot flipped. */
+static uint64_t slot_value(const struct fwalk *w, uint64_t blk, uint32_t i, uint64_t v)
+{
+    const struct fsck_ctx *c = w->c;
+    if (!w->allowed)
+        return v;
+    for (size_t k = 0; k < c->nfix; k++)
+        if (c->fix[k].ext == blk && c->fix[k].slot == i && c->fix[k].from == v)
+            return c->fix[k].to;
+    return v;
+}
+
 /* ---- claim ------------------------------------------------------------------------ */
 
 static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t base,
@@ -160,7 +173,7 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
         if (w->allowed && fb >= w->needed)
             continue;
         if (level == 0)
-            fsck_claim(c, v, w->dkind, w->who);
+            fsck_claim(c, slot_value(w, blk, i, v), w->dkind, w->who);
         else
             claim_ext(w, v, level - 1, fb, depth + 1); /* uses deeper buffers only */
     }
@@ -301,7 +314,10 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
             if (w->allowed)
                 nv[i].blk = 0;
         } else if (level == 0) {
-            if (mine(w, v, w->dkind)) {
+            uint64_t fixed = slot_value(w, blk, i, v);
+            if (fixed != v && mine(w, fixed, w->dkind)) {
+                nv[i].blk = fixed; /* the block of its run (EXT_SLOT_FLIPPED) */
+            } else if (mine(w, v, w->dkind)) {
                 /* ours */
             } else if (other_file(w, v)) {
                 if (w->t->adopted && w->allowed && !orphans_share(w, v))

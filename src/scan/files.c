@@ -106,7 +106,11 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
     }
     if (w->mode != SC_FILE_LIVE) {
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
-        return sc_adopt(r, blk, cls, w->id, index);
+        if (sc_adopt(r, blk, cls, w->id, index))
+            return true;
+        /* A live file's slot one flipped bit moved onto the orphan's block. */
+        return w->mode == SC_FILE_ORPHAN && sc_flip_release(r, blk, w->id) &&
+               sc_adopt(r, blk, cls, w->id, index);
     }
     enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;
     enum sc_claim got = sc_claim(r, blk, cls, w->id, index);
@@ -293,8 +297,8 @@ static bool claim_excess(struct scan_result *r)
 
 /* The level-0 extender and slot that map file block fb to blk; false when
  * the path down from the top does not read as the walk read it. */
-static bool slot_of(struct scan_result *r, const struct scan_entry *x, unsigned top_level,
-                    uint64_t fb, uint64_t blk, uint8_t *b, uint64_t *ext, uint32_t *slot)
+bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned top_level,
+                     uint64_t fb, uint64_t blk, uint8_t *b, uint64_t *ext, uint32_t *slot)
 {
     const struct lanyfs_geom *g = &r->g;
     uint64_t cur = x->e.subtree;
@@ -346,7 +350,7 @@ static bool release_entries(struct scan_result *r)
             uint32_t slot;
             if (sc_read(r, blk, b, NULL) != LANYFS_OK ||
                 !sc_probe_entry(&r->g, r->dev_blocks, b, &e) || !made_after(&e, x) ||
-                !slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
+                !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
                 continue;
             c->cls = SCAN_BLK_UNKNOWN;
             c->owner = 0;

@@ -207,6 +207,10 @@ enum scan_severity {
     X(EXT_TYPE, 0x020009, SCAN_SEV_ERROR, 0,                                                    \
       N_("{path}: extender {block} slot maps block {block2} of type {value}, not an extender"), \
       N_("clear the slot"))                                                                     \
+    X(EXT_SLOT_FLIPPED, 0x02000a, SCAN_SEV_ERROR, 0,                                            \
+      N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
+         "block {value}, one bit away, completes the file's run and nothing holds it"),         \
+      N_("set the slot to the block of the run"))                                               \
     /* ---- pass 3: the free list ---- */                                                       \
     X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
       N_("free list: chain block {block} links back to block {block2}: a cycle"),               \

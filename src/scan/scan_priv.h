@@ -557,6 +557,19 @@ bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode);
 bool sc_files_pass(struct scan_result *r);
 /* The size findings of every live file (after the marks know the device). */
 bool sc_files_judge(struct scan_result *r);
+/* The level-0 extender and slot through which live file x maps file block
+ * fb to blk (top_level: its top's level); false when the path down from
+ * the top does not read so.  b: a block buffer. */
+bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned top_level,
+                     uint64_t fb, uint64_t blk, uint8_t *b, uint64_t *ext, uint32_t *slot);
+
+/* ---- flipped.c ------------------------------------------------------------ */
+
+/* blk, which an orphan's tree (claimant) names, is a live file's data
+ * block: when its slot is a flipped bit off the file's run and the block
+ * of the run is left over, the file maps that one instead
+ * (EXT_SLOT_FLIPPED) and blk is unowned again.  True when it moved. */
+bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant);
 
 /* ---- sweep.c -------------------------------------------------------------- */
 
