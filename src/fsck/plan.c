@@ -91,6 +91,7 @@ static const struct policy policies[] = {
     {"FILE_HOLES", FSCK_CAT_NONE, false},
     {"EXT_TYPE", FSCK_CAT_FILE, true},
     {"EXT_SLOT_FLIPPED", FSCK_CAT_FILE, true},
+    {"EXT_HOLE_FLIPPED", FSCK_CAT_FILE, true},
     {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
     {"FREE_PTR_RANGE", FSCK_CAT_FREELIST, false},
     {"FREE_END_WRONG", FSCK_CAT_FREELIST, false},
@@ -516,11 +517,11 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
     return rc;
 }
 
-/* EXT_SLOT_FLIPPED: the file maps the block of its run at that slot. */
+/* EXT_SLOT_FLIPPED: the file maps the block of its run at that slot;
+ * EXT_HOLE_FLIPPED (value 0): the slot is a hole again. */
 static void add_fix(struct fsck_ctx *c, const struct scan_finding *f)
 {
-    if (f->block >= c->nblocks || f->value == 0 || f->value >= c->nblocks ||
-        f->count >= c->g.extmax)
+    if (f->block >= c->nblocks || f->value >= c->nblocks || f->count >= c->g.extmax)
         return;
     if (c->nfix == c->capfix) {
         size_t ncap = c->capfix ? c->capfix * 2 : 8;
@@ -559,7 +560,9 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             t->marks |= FSCK_M_TIME;
         else if (strcmp(pi->name, "TORN_SECTORS") == 0)
             t->marks |= FSCK_M_TORN;
-        else if (strcmp(pi->name, "EXT_SLOT_FLIPPED") == 0 && t->file_allowed)
+        else if ((strcmp(pi->name, "EXT_SLOT_FLIPPED") == 0 ||
+                  strcmp(pi->name, "EXT_HOLE_FLIPPED") == 0) &&
+                 t->file_allowed)
             add_fix(c, &fs[i]);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
             link_lost_tree(c, res, t);

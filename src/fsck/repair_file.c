@@ -172,10 +172,13 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
         uint64_t fb = slot_base(&c->g, base, level, i);
         if (w->allowed && fb >= w->needed)
             continue;
-        if (level == 0)
-            fsck_claim(c, slot_value(w, blk, i, v), w->dkind, w->who);
-        else
+        if (level == 0) {
+            uint64_t fixed = slot_value(w, blk, i, v);
+            if (fixed != 0)
+                fsck_claim(c, fixed, w->dkind, w->who);
+        } else {
             claim_ext(w, v, level - 1, fb, depth + 1); /* uses deeper buffers only */
+        }
     }
 }
 
@@ -315,8 +318,8 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
                 nv[i].blk = 0;
         } else if (level == 0) {
             uint64_t fixed = slot_value(w, blk, i, v);
-            if (fixed != v && mine(w, fixed, w->dkind)) {
-                nv[i].blk = fixed; /* the block of its run (EXT_SLOT_FLIPPED) */
+            if (fixed != v && (fixed == 0 || mine(w, fixed, w->dkind))) {
+                nv[i].blk = fixed; /* the block of its run, or a hole (EXT_*_FLIPPED) */
             } else if (mine(w, v, w->dkind)) {
                 /* ours */
             } else if (other_file(w, v)) {

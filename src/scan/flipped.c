@@ -20,7 +20,11 @@
  *  - the slot's block is what an orphan's tree names (the caller).
  * Then the file maps that block instead (EXT_SLOT_FLIPPED, which names the
  * extender and slot for fsck to set), and the slot's block goes back to
- * the orphan.  A file whose slot names a block no orphan wants keeps it:
+ * the orphan.  A hole is a slot of zero, so one flipped bit in it names a
+ * block whose number is a power of two: such a slot with holes on both
+ * sides inside the size (a sparse file, as the 2012 driver's holes or a
+ * failed delete leave, SPEC-9.8, 9.9) is taken for the hole it was
+ * (EXT_HOLE_FLIPPED) under the same condition, an orphan naming its block.  A file whose slot names a block no orphan wants keeps it:
  * that alone is no flip the disk can show.
  */
 #include <inttypes.h>
@@ -53,6 +57,17 @@ static bool left_over(struct scan_result *r, uint64_t blk)
            !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX));
 }
 
+static bool one_bit(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
+
+/* Is file block j of x inside its size and a hole? */
+static bool hole_at(const struct scan_entry *x, uint64_t j)
+{
+    return j < x->blocks_needed && (j >= x->ndata || x->data[j] == 0);
+}
+
 bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
 {
     struct scan_block *c = sc_cell(r, blk);
@@ -66,10 +81,14 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
         !scan_entry_is_file(x) || k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
         return false;
     uint64_t alt = run_block(x, k);
-    uint64_t diff = alt ^ blk;
-    if (alt == 0 || alt >= r->dev_blocks || diff == 0 || (diff & (diff - 1)) != 0 ||
-        !left_over(r, alt))
-        return false;
+    bool to_hole = false;
+    if (alt == 0 || alt >= r->dev_blocks || !one_bit(alt ^ blk) || !left_over(r, alt)) {
+        /* A hole whose one bit flipped, among holes of a sparse file. */
+        if (!one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
+            return false;
+        to_hole = true;
+        alt = 0;
+    }
     uint8_t *b = malloc(r->g.blocksize);
     uint8_t *eb = malloc(r->g.blocksize);
     bool moved = false;
@@ -80,16 +99,22 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
         sc_oom(r);
         goto out;
     }
-    if (sc_read(r, alt, b, NULL) != LANYFS_OK ||
-        sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
-        sc_probe_extender(&r->g, r->dev_blocks, b) ||
+    if ((!to_hole && (sc_read(r, alt, b, NULL) != LANYFS_OK ||
+                      sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
+                      sc_probe_extender(&r->g, r->dev_blocks, b))) ||
         !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
         goto out;
-    struct scan_block *ac = sc_cell(r, alt);
-    ac->cls = SCAN_BLK_DATA;
-    ac->flags &= (uint8_t)~SC_BF_CHECKED;
-    ac->owner = x->id;
-    ac->index = k;
+    if (to_hole) {
+        x->blocks_mapped -= x->blocks_mapped > 0;
+        x->blocks_intact -= x->blocks_intact > 0;
+        a->holes++;
+    } else {
+        struct scan_block *ac = sc_cell(r, alt);
+        ac->cls = SCAN_BLK_DATA;
+        ac->flags &= (uint8_t)~SC_BF_CHECKED;
+        ac->owner = x->id;
+        ac->index = k;
+    }
     c->cls = SCAN_BLK_UNKNOWN;
     c->flags &= (uint8_t)~(SCAN_BF_SHARED | SC_BF_CHECKED);
     c->owner = 0;
@@ -99,8 +124,10 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
     char what[SC_PATH_MAX + 64];
     snprintf(what, sizeof(what), "the tree of orphaned %s '%s'", sc_kind_name(o), o->path);
     sc_report(r,
-              &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED, .entry = x->id,
-                                     .block = ext, .count = slot, .block2 = blk, .value = alt},
+              &(struct scan_finding){.code = to_hole ? SCAN_PR_EXT_HOLE_FLIPPED
+                                                     : SCAN_PR_EXT_SLOT_FLIPPED,
+                                     .entry = x->id, .block = ext, .count = slot, .block2 = blk,
+                                     .value = alt},
               x->path, "%s", what);
 out:
     free(b);

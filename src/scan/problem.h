@@ -211,6 +211,10 @@ enum scan_severity {
       N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
          "block {value}, one bit away, completes the file's run and nothing holds it"),         \
       N_("set the slot to the block of the run"))                                               \
+    X(EXT_HOLE_FLIPPED, 0x02000b, SCAN_SEV_ERROR, 0,                                            \
+      N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
+         "the slot, one bit set between holes, was a hole"),                                    \
+      N_("clear the slot"))                                                                     \
     /* ---- pass 3: the free list ---- */                                                       \
     X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
       N_("free list: chain block {block} links back to block {block2}: a cycle"),               \
