@@ -87,6 +87,33 @@ static uint64_t fblock(const struct fwalk *w)
     return sc_entry(w->r, w->id)->block;
 }
 
+bool sc_past_size_data(struct scan_result *r, const struct scan_block *c)
+{
+    if (c->cls != SCAN_BLK_DATA || c->owner == 0)
+        return false;
+    const struct scan_entry *x = sc_entry(r, c->owner);
+    return x != NULL && x->state == SCAN_ENTRY_LIVE && c->index >= x->blocks_needed &&
+           !(c->flags & (SCAN_BF_SHARED | SC_BF_LINKED));
+}
+
+/*
+ * An orphan's tree names blk, which a live file holds: the orphan takes it
+ * when the file maps it only past its size (its bytes are none of the
+ * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
+ * slot), or when the file's slot is a flipped bit off its run (flipped.c).
+ */
+static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan)
+{
+    struct scan_block *c = sc_cell(r, blk);
+    if (c != NULL && sc_past_size_data(r, c)) {
+        c->cls = SCAN_BLK_UNKNOWN;
+        c->owner = 0;
+        c->index = 0;
+        return true;
+    }
+    return sc_flip_release(r, blk, orphan);
+}
+
 /*
  * Claim blk (an extender at level, or a data block at file block fb) for
  * the file; parent/slot say where it is mapped (parent 0: the data pointer).
@@ -108,8 +135,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
         if (sc_adopt(r, blk, cls, w->id, index))
             return true;
-        /* A live file's slot one flipped bit moved onto the orphan's block. */
-        return w->mode == SC_FILE_ORPHAN && sc_flip_release(r, blk, w->id) &&
+        return w->mode == SC_FILE_ORPHAN && orphan_takes(r, blk, w->id) &&
                sc_adopt(r, blk, cls, w->id, index);
     }
     enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;

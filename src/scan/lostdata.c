@@ -103,24 +103,11 @@ static bool list_broken(const struct scan_result *r)
            !r->format_interrupted;
 }
 
-/*
- * A data block a live file maps only past its size: the driver's leftover
- * slot (SPEC-9.13), whose block a truncate freed for the next write, or a
- * damaged slot.  A lost write's tree that names it has the better claim.
- */
-static bool past_size(struct scan_result *r, const struct scan_block *c)
-{
-    if (c->cls != SCAN_BLK_DATA || c->owner == 0)
-        return false;
-    const struct scan_entry *x = sc_entry(r, c->owner);
-    return x != NULL && x->state == SCAN_ENTRY_LIVE && c->index >= x->blocks_needed &&
-           !(c->flags & (SCAN_BF_SHARED | SC_BF_LINKED));
-}
 
 /* A block a live structure holds: a slot naming it cannot be a lost write's. */
 static bool held(struct scan_result *r, const struct scan_block *c)
 {
-    if (past_size(r, c))
+    if (sc_past_size_data(r, c))
         return false;
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_SUPER:
@@ -265,7 +252,7 @@ static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t bl
  * where the tree may take those (unknown_ok). */
 static bool data_free(struct scan_result *r, const struct scan_block *c, bool unknown_ok)
 {
-    return free_for_tree(c, SCAN_BLK_LEAKED) || past_size(r, c) ||
+    return free_for_tree(c, SCAN_BLK_LEAKED) || sc_past_size_data(r, c) ||
            (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN));
 }
 
@@ -394,7 +381,7 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         /* Out of a free list walked only in part: the write took it, so it is
          * no free block the list's lost part could list. */
         r->map[pairs[i].dblk].cls = SCAN_BLK_LEAKED;
-        /* Nor a live file's past its size (past_size): the tree's now. */
+        /* Nor a live file's past its size (sc_past_size_data): the tree's now. */
         r->map[pairs[i].dblk].owner = 0;
         r->map[pairs[i].dblk].index = 0;
     }

@@ -557,6 +557,11 @@ bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode);
 bool sc_files_pass(struct scan_result *r);
 /* The size findings of every live file (after the marks know the device). */
 bool sc_files_judge(struct scan_result *r);
+/* A data block a live file maps only past its size: the driver's leftover
+ * slot (SPEC-9.13), whose block a truncate freed for the next write, or a
+ * damaged slot.  A lost write's tree or an orphan that names it has the
+ * better claim. */
+bool sc_past_size_data(struct scan_result *r, const struct scan_block *c);
 /* The level-0 extender and slot through which live file x maps file block
  * fb to blk (top_level: its top's level); false when the path down from
  * the top does not read so.  b: a block buffer. */

@@ -1046,6 +1046,33 @@ START_TEST(sweep_orphans)
 }
 END_TEST
 
+/* A live file's slot past its size that names an orphan's data block: the
+ * bytes past a size are none of the file's, so the orphan keeps the block. */
+START_TEST(sweep_orphan_past_size)
+{
+    struct tree t = small(9, 4, 300);
+    uint8_t data[700];
+    fx_pattern(data, sizeof(data), 3);
+    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
+    uint64_t in = fx_file(t.fx, lost, "in.txt", data, sizeof(data));
+    ck_assert_uint_ne(in, 0);
+    uint64_t taken = fx_file_dblk(t.fx, in, 0, NULL, NULL);
+    fx_set_subtree(t.fx, t.docs, 0);
+    fx_set_size(t.fx, t.b, 512); /* b.bin: file blocks 1 and 2 past its size */
+    fx_ext_set_slot(t.fx, fx_get_subtree(t.fx, t.b), 2, taken);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_entry *e = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(e->state, SCAN_ENTRY_ORPHAN);
+    ck_assert_uint_eq(e->blocks_mapped, 2);
+    U_EQ(e->data[0], taken);
+    U_EQ(scan_blocks(r)[taken].owner, e->id);
+    ck_assert_uint_eq(count_code(r, SCAN_PR_FILE_SIZE_EXCESS), 1);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1499,6 +1526,7 @@ static Suite *make(void)
     tcase_add_test(tc, free_list_counts);
     tcase_add_test(tc, sweep_deleted_file);
     tcase_add_test(tc, sweep_orphans);
+    tcase_add_test(tc, sweep_orphan_past_size);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
