@@ -257,6 +257,68 @@ void scan_entry_fields(const struct scan_entry *x, struct lanyfs_entry *out)
         memcpy(out->name, e->name, out->name_len);
 }
 
+bool sc_entries_remove(struct scan_result *r, const uint32_t *ids, size_t n)
+{
+    size_t total = r->nentries;
+    if (n == 0 || total == 0)
+        return true;
+    uint32_t *to = calloc(total + 1, sizeof(*to)); /* old id -> new id, 0 = removed */
+    if (to == NULL)
+        return sc_oom(r);
+    for (size_t i = 0; i < total; i++)
+        to[i + 1] = 1;
+    for (size_t j = 0; j < n; j++)
+        if (ids[j] >= 1 && ids[j] <= total && r->entries[ids[j] - 1].state == SCAN_ENTRY_ORPHAN)
+            to[ids[j]] = 0;
+    uint32_t next = 0;
+    for (size_t i = 1; i <= total; i++)
+        if (to[i] != 0)
+            to[i] = ++next;
+    if (next == total) {
+        free(to);
+        return true;
+    }
+    for (uint64_t b = 0; b < r->nblocks; b++) {
+        struct scan_block *c = &r->map[b];
+        if (c->owner == 0 || c->owner > total)
+            continue;
+        if (to[c->owner] == 0) {
+            c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN;
+            c->flags &= (uint8_t)~(SCAN_BF_METADATA | SC_BF_SCRATCH);
+            c->owner = 0;
+            c->index = 0;
+            c->wrcnt = 0;
+        } else {
+            c->owner = to[c->owner];
+        }
+    }
+    for (size_t i = 0; i < r->nfindings; i++)
+        if (r->findings[i].entry != 0 && r->findings[i].entry <= total)
+            r->findings[i].entry = to[r->findings[i].entry];
+    size_t k = 0;
+    for (size_t i = 0; i < total; i++) {
+        uint32_t id = (uint32_t)(i + 1);
+        if (to[id] == 0) {
+            sc_data_free(r, id);
+            continue;
+        }
+        if (k != i) {
+            r->entries[k] = r->entries[i];
+            r->aux[k] = r->aux[i];
+        }
+        r->entries[k].id = to[id];
+        uint32_t p = r->entries[k].parent;
+        r->entries[k].parent = p != 0 && p <= total ? to[p] : p;
+        k++;
+    }
+    /* sc_entry_add takes zeroed slots. */
+    memset(&r->entries[k], 0, (total - k) * sizeof(r->entries[0]));
+    memset(&r->aux[k], 0, (total - k) * sizeof(r->aux[0]));
+    r->nentries = k;
+    free(to);
+    return true;
+}
+
 bool sc_driver_files(const struct scan_result *r)
 {
     for (size_t i = 0; i < r->nentries; i++)

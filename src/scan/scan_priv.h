@@ -352,6 +352,15 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len);
  * sc_data_free frees an entry's list, wherever it came from. */
 uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n);
 void sc_data_free(struct scan_result *r, uint32_t id);
+/*
+ * Take back the orphaned entries ids (n of them), whose blocks the sweep
+ * read as entries but are files' data: their cells are unowned again, and
+ * the entries after them move down, keeping their order (cells, findings
+ * and parents follow), so ids stay dense.  Only before the orphans are
+ * linked and walked: nothing else may hold ids of sweep entries yet.  One
+ * pass over the map whatever n is.  False on no memory.
+ */
+bool sc_entries_remove(struct scan_result *r, const uint32_t *ids, size_t n);
 /* "directory" or "file". */
 const char *sc_kind_name(const struct scan_entry *x);
 /* Some file carries the no-exec attribute the 2012 driver gives every file
@@ -579,6 +588,11 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant);
 /* ---- sweep.c -------------------------------------------------------------- */
 
 bool sc_sweep_pass(struct scan_result *r);
+
+/* ---- orphandata.c --------------------------------------------------------- */
+
+/* Orphaned entries that are an orphaned file's data (before link_orphans). */
+bool sc_orphan_data_entries(struct scan_result *r);
 
 /* ---- counters.c ----------------------------------------------------------- */
 

@@ -515,7 +515,8 @@ bool sc_sweep_pass(struct scan_result *r)
                        x->path, "%s", sc_kind_name(x)))
             goto out;
     }
-    if (!link_orphans(r) || !sc_earlier_formats(r, made_known ? &made : NULL) ||
+    if (!sc_orphan_data_entries(r) || !link_orphans(r) ||
+        !sc_earlier_formats(r, made_known ? &made : NULL) ||
         !sc_earlier_smaller(r, sc_freeread_subprobe(r)))
         goto out;
     sc_progress(r, SCAN_PHASE_SWEEP, r->nblocks, r->nblocks);

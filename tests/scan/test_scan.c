@@ -1073,6 +1073,50 @@ START_TEST(sweep_orphan_past_size)
 }
 END_TEST
 
+/* An orphaned file's data block that still reads as an old entry is the
+ * file's data, and the entries after the one taken back keep dense ids. */
+START_TEST(sweep_orphan_data_entry)
+{
+    struct tree t = small(9, 4, 300);
+    uint32_t bs = fx_blocksize(t.fx);
+    uint8_t data[2 * 512];
+    fx_pattern(data, sizeof(data), 4);
+    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
+    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 2 * bs);
+    uint64_t old = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "old.txt", 7);
+    ck_assert(lost && in && old);
+    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
+    ck_assert_uint_lt(d1, old); /* the copy is met first: the entry after it moves down */
+    memcpy(fx_block(t.fx, d1), fx_block(t.fx, old), bs);
+    fx_set_subtree(t.fx, t.docs, 0); /* one.txt and lost drop out */
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_entry *e = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->blocks_mapped, 2);
+    U_EQ(e->data[1], d1);
+    U_EQ(scan_blocks(r)[d1].owner, e->id);
+    /* one.txt, lost and the entry at its own block; not its copy in in.txt */
+    ck_assert_uint_eq(count_code(r, SCAN_PR_ORPHAN_ENTRY), 3);
+    const struct scan_entry *o = by_path(r, "/old.txt");
+    ck_assert_ptr_nonnull(o);
+    U_EQ(o->block, old);
+    U_EQ(scan_blocks(r)[old].owner, o->id);
+    const struct scan_entry *all;
+    size_t n = scan_entries(r, &all);
+    for (size_t i = 0; i < n; i++) {
+        U_EQ(all[i].id, i + 1);
+        U_EQ(scan_blocks(r)[all[i].block].owner, all[i].id);
+    }
+    const struct scan_finding *f;
+    size_t nf = scan_findings(r, &f);
+    for (size_t i = 0; i < nf; i++)
+        if (f[i].code == SCAN_PR_ORPHAN_ENTRY)
+            U_EQ(scan_entry_by_id(r, f[i].entry)->block, f[i].block);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1527,6 +1571,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_deleted_file);
     tcase_add_test(tc, sweep_orphans);
     tcase_add_test(tc, sweep_orphan_past_size);
+    tcase_add_test(tc, sweep_orphan_data_entry);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);

@@ -1,0 +1,140 @@
+/*
+ * orphandata.c -- an orphaned file's data block that still reads as an
+ * old entry is the file's data, as it is for a live file.
+ *
+ * A block handed out as a file's data keeps what it held until the data
+ * write lands: when that write is lost, or the file's map was written
+ * before it, the block still reads as the entry it was before that entry
+ * was deleted.  A live file claims such a block in its walk and the sweep
+ * never reads it as an entry.  When damage cuts the links above the file
+ * it becomes an orphan, and the sweep, which meets every unowned block
+ * before any orphan is walked, read the old entry as one more orphan: the
+ * repair then put a phantom of a deleted entry in /lost+found and left a
+ * hole in the file, where the undamaged stick kept the file as it was.
+ *
+ * So before the orphans are linked, each orphaned file's map is read
+ * (without any claim), and an orphaned entry at one of its data blocks
+ * inside the size is taken back (sc_entries_remove) when all of this holds:
+ *  - the file's tree is its own: its top is an extender nothing holds;
+ *  - the entry was created no later than the file was last changed (both
+ *    times readable): the block was free when the file took it, so the
+ *    entry was deleted by then (one created later is the file's stale map
+ *    naming a block handed out again: the entry wins, as release_entries
+ *    in files.c decides for a live file);
+ *  - nothing links the entry, and it links no other orphaned entry or
+ *    orphan extender than the file and the file's top (a deleted file's
+ *    blocks are handed out again together): an entry with a tree of its
+ *    own below it is kept.
+ * The block then goes to the file in its own walk (link_orphans).
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "scan_priv.h"
+
+/* Was e created no later than x was last changed?  False when either time
+ * cannot be read. */
+static bool older_than_change(const struct scan_entry *e, const struct scan_entry *x)
+{
+    time_t made, changed;
+    return sc_ts_seconds(&e->e.created, &made) && sc_ts_seconds(&x->e.modified, &changed) &&
+           made <= changed;
+}
+
+/* Does e link an orphaned entry or an orphan extender other than file x
+ * and x's top (which x took over with e's block, when e was a file whose
+ * blocks were all handed out to x)? */
+static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
+                          const struct scan_entry *x)
+{
+    uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
+    for (int j = 0; j < 3; j++) {
+        if (own[j] == x->block || own[j] == x->e.subtree)
+            continue;
+        const struct scan_block *t = own[j] ? sc_cell(r, own[j]) : NULL;
+        if (t != NULL && (t->cls == SCAN_BLK_ORPHAN || t->cls == SCAN_BLK_ORPHAN_EXT))
+            return true;
+    }
+    return false;
+}
+
+static bool bit(const uint64_t *m, uint64_t b)
+{
+    return (m[b / 64] >> (b % 64)) & 1;
+}
+
+static void set_bit(uint64_t *m, uint64_t b)
+{
+    m[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
+bool sc_orphan_data_entries(struct scan_result *r)
+{
+    uint32_t *drop = NULL;
+    size_t ndrop = 0, cap = 0;
+    uint64_t *tops = NULL, *linked = NULL, budget = 2 * r->nblocks;
+    bool ok = false;
+    size_t words = (size_t)(r->nblocks / 64 + 1);
+    for (size_t i = 0; i < r->nentries && budget > 0; i++) {
+        struct scan_entry *x = &r->entries[i];
+        if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
+            continue;
+        const struct scan_block *top = x->e.subtree ? sc_cell(r, x->e.subtree) : NULL;
+        if (top == NULL || top->cls != SCAN_BLK_ORPHAN_EXT || top->owner != 0)
+            continue;
+        if (tops == NULL) {
+            tops = calloc(words, sizeof(*tops));
+            linked = calloc(words, sizeof(*linked));
+            if (tops == NULL || linked == NULL) {
+                sc_oom(r);
+                goto out;
+            }
+            /* Every block an orphaned entry links (its tree links). */
+            for (size_t j = 0; j < r->nentries; j++) {
+                const struct scan_entry *o = &r->entries[j];
+                uint64_t l[3] = {o->e.left, o->e.right, scan_entry_is_dir(o) ? o->e.subtree : 0};
+                for (int t = 0; t < 3 && o->state == SCAN_ENTRY_ORPHAN; t++)
+                    if (l[t] != 0 && l[t] < r->nblocks)
+                        set_bit(linked, l[t]);
+            }
+        }
+        /* Files sharing a top read it once (a damaged stick may have many). */
+        if (bit(tops, x->e.subtree))
+            continue;
+        set_bit(tops, x->e.subtree);
+        uint32_t xid = x->id;
+        if (!sc_file_walk(r, xid, SC_FILE_RECOVER))
+            goto out;
+        x = sc_entry(r, xid);
+        budget -= x->ndata < budget ? x->ndata : budget;
+        for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed; k++) {
+            uint64_t blk = x->data[k];
+            const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
+            if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == xid || bit(linked, blk))
+                continue;
+            const struct scan_entry *e = sc_entry(r, c->owner);
+            if (e == NULL || e->state != SCAN_ENTRY_ORPHAN || e->block != blk ||
+                !older_than_change(e, x) || links_orphans(r, e, x))
+                continue;
+            if (ndrop == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                uint32_t *nd = realloc(drop, ncap * sizeof(*nd));
+                if (nd == NULL) {
+                    sc_oom(r);
+                    goto out;
+                }
+                drop = nd;
+                cap = ncap;
+            }
+            drop[ndrop++] = e->id; /* twice is harmless */
+        }
+    }
+    if (!sc_entries_remove(r, drop, ndrop))
+        goto out;
+    ok = true;
+out:
+    free(drop);
+    free(tops);
+    free(linked);
+    return ok;
+}
