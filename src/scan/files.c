@@ -74,6 +74,7 @@ struct fwalk {
     uint64_t mapped;        /* data blocks below the size */
     uint64_t intact;        /* of those, held by this file alone */
     uint64_t visits;        /* extenders visited (SC_FILE_RECOVER) */
+    bool in_run;            /* the data slot being taken has a neighbour one block off */
     struct sc_aux st;       /* statistics, copied into the entry's aux */
 };
 
@@ -102,7 +103,7 @@ bool sc_past_size_data(struct scan_result *r, const struct scan_block *c)
  * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
  * slot), or when the file's slot is a flipped bit off its run (flipped.c).
  */
-static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan)
+static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan, bool sure)
 {
     struct scan_block *c = sc_cell(r, blk);
     if (c != NULL && sc_past_size_data(r, c)) {
@@ -111,7 +112,12 @@ static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan)
         c->index = 0;
         return true;
     }
-    return sc_flip_release(r, blk, orphan);
+    const struct scan_entry *o = sc_entry(r, orphan);
+    if (o == NULL)
+        return false;
+    char what[SC_PATH_MAX + 64];
+    snprintf(what, sizeof(what), "the tree of orphaned %s '%s'", sc_kind_name(o), o->path);
+    return sc_flip_release(r, blk, what, sure);
 }
 
 /*
@@ -135,7 +141,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
         if (sc_adopt(r, blk, cls, w->id, index))
             return true;
-        return w->mode == SC_FILE_ORPHAN && orphan_takes(r, blk, w->id) &&
+        return w->mode == SC_FILE_ORPHAN && orphan_takes(r, blk, w->id, ext || w->in_run) &&
                sc_adopt(r, blk, cls, w->id, index);
     }
     enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;
@@ -569,6 +575,9 @@ static bool walk(struct fwalk *w)
                     goto out;
                 continue;
             }
+            w->in_run = (i > 0 && sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i - 1) + 1 == slot) ||
+                        (i + 1 < g->extmax &&
+                         sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i + 1) == slot + 1);
             if (take(w, slot, false, fb, x->blk, i, &held)) {
                 if (!record(w, fb, slot, held))
                     goto out;

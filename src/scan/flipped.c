@@ -10,21 +10,23 @@
  * the live file, and the block the slot named before the flip is left
  * leaked.  Nothing but that flip is needed to tell this apart from a file
  * whose blocks are simply scattered, and all of it is on the disk:
- *  - the slot's neighbours in the file (file blocks k - 1 and k + 1) make a
- *    run that the slot breaks: prev + 1 and next - 1 agree, or only one of
- *    them is mapped;
+ *  - a neighbour of the slot in the file (file block k - 1 or k + 1) makes a
+ *    run that the slot breaks: prev + 1 or next - 1 (the same block when
+ *    both qualify);
  *  - the block that would complete the run differs from the slot's block
  *    in exactly one bit, lies inside the device, and the sweep left it to
  *    nobody (leaked or unknown, in no list, linked from no candidate);
  *  - it reads as data: neither an entry nor an extender;
- *  - the slot's block is what an orphan's tree names (the caller).
+ *  - the slot's block is what an orphan's tree or a lost tree names (the
+ *    caller: files.c, lostdata.c).
  * Then the file maps that block instead (EXT_SLOT_FLIPPED, which names the
  * extender and slot for fsck to set), and the slot's block goes back to
  * the orphan.  A hole is a slot of zero, so one flipped bit in it names a
  * block whose number is a power of two: such a slot with holes on both
  * sides inside the size (a sparse file, as the 2012 driver's holes or a
  * failed delete leave, SPEC-9.8, 9.9) is taken for the hole it was
- * (EXT_HOLE_FLIPPED) under the same condition, an orphan naming its block.  A file whose slot names a block no orphan wants keeps it:
+ * (EXT_HOLE_FLIPPED) when the claim on its block is sure by its own shape:
+ * the block is the claimant's extender, or lies in a run of its slots.  A file whose slot names a block no orphan wants keeps it:
  * that alone is no flip the disk can show.
  */
 #include <inttypes.h>
@@ -32,30 +34,6 @@
 #include <stdlib.h>
 
 #include "scan_priv.h"
-
-/* The block that would complete the run of file blocks k - 1 and k + 1
- * around file block k of x; 0 when the neighbours make no run. */
-static uint64_t run_block(const struct scan_entry *x, uint64_t k)
-{
-    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
-    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
-    if (prev != 0 && prev < UINT64_MAX && next > 1)
-        return prev + 1 == next - 1 ? prev + 1 : 0;
-    if (prev != 0 && prev < UINT64_MAX)
-        return prev + 1;
-    if (next > 1)
-        return next - 1;
-    return 0;
-}
-
-/* Is blk one the sweep left to nobody, which no mark or candidate explains? */
-static bool left_over(struct scan_result *r, uint64_t blk)
-{
-    const struct scan_block *c = sc_cell(r, blk);
-    return c != NULL && blk < r->image_blocks && c->owner == 0 &&
-           (c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_UNKNOWN) &&
-           !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX));
-}
 
 static bool one_bit(uint64_t v)
 {
@@ -68,23 +46,51 @@ static bool hole_at(const struct scan_entry *x, uint64_t j)
     return j < x->blocks_needed && (j >= x->ndata || x->data[j] == 0);
 }
 
-bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
+/* Is blk one the sweep left to nobody, which no mark or candidate explains? */
+static bool left_over(struct scan_result *r, uint64_t blk)
+{
+    const struct scan_block *c = sc_cell(r, blk);
+    return c != NULL && blk < r->image_blocks && c->owner == 0 &&
+           (c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_UNKNOWN) &&
+           !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX));
+}
+
+/* The block that would continue the run of file block k - 1 (from) or
+ * k + 1 (to) of x at file block k, one bit away from blk and left to
+ * nobody; 0 when there is none.  Both neighbours must agree when both
+ * make a candidate. */
+static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uint64_t k,
+                          uint64_t blk)
+{
+    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
+    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
+    uint64_t a = prev != 0 && prev < UINT64_MAX ? prev + 1 : 0;
+    uint64_t b = next > 1 ? next - 1 : 0;
+    bool a_ok = a != 0 && a < r->dev_blocks && one_bit(a ^ blk) && left_over(r, a);
+    bool b_ok = b != 0 && b < r->dev_blocks && one_bit(b ^ blk) && left_over(r, b);
+    if (a_ok && b_ok)
+        return a == b ? a : 0;
+    return a_ok ? a : b_ok ? b : 0;
+}
+
+bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure)
 {
     struct scan_block *c = sc_cell(r, blk);
     if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0)
         return false;
     struct scan_entry *x = sc_entry(r, c->owner);
     struct sc_aux *a = sc_aux(r, c->owner);
-    const struct scan_entry *o = sc_entry(r, claimant);
     uint64_t k = c->index;
-    if (x == NULL || a == NULL || o == NULL || x->state != SCAN_ENTRY_LIVE ||
+    if (x == NULL || a == NULL || x->state != SCAN_ENTRY_LIVE ||
         !scan_entry_is_file(x) || k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
         return false;
-    uint64_t alt = run_block(x, k);
+    uint64_t alt = run_block(r, x, k, blk);
     bool to_hole = false;
-    if (alt == 0 || alt >= r->dev_blocks || !one_bit(alt ^ blk) || !left_over(r, alt)) {
-        /* A hole whose one bit flipped, among holes of a sparse file. */
-        if (!one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
+    if (alt == 0) {
+        /* A hole whose one bit flipped, among holes of a sparse file: a
+         * lone block there may be the file's, so only against a claim that
+         * its own shape bears out. */
+        if (!claim_sure || !one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
             return false;
         to_hole = true;
         alt = 0;
@@ -115,20 +121,18 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant)
         ac->owner = x->id;
         ac->index = k;
     }
-    c->cls = SCAN_BLK_UNKNOWN;
+    c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN; /* as the sweep left it */
     c->flags &= (uint8_t)~(SCAN_BF_SHARED | SC_BF_CHECKED);
     c->owner = 0;
     c->index = 0;
     x->data[k] = alt;
     moved = true;
-    char what[SC_PATH_MAX + 64];
-    snprintf(what, sizeof(what), "the tree of orphaned %s '%s'", sc_kind_name(o), o->path);
     sc_report(r,
               &(struct scan_finding){.code = to_hole ? SCAN_PR_EXT_HOLE_FLIPPED
                                                      : SCAN_PR_EXT_SLOT_FLIPPED,
                                      .entry = x->id, .block = ext, .count = slot, .block2 = blk,
                                      .value = alt},
-              x->path, "%s", what);
+              x->path, "%s", claimant);
 out:
     free(b);
     free(eb);

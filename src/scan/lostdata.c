@@ -65,6 +65,7 @@
  * marks.c, as before.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,14 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (fb != UINT64_MAX && fb >= r->nblocks)
             fb = UINT64_MAX;
         struct scan_block *c = &r->map[s];
+        if (f->level == 0 && fb != UINT64_MAX && c->cls == SCAN_BLK_DATA) {
+            /* A live file's slot one flipped bit moved onto the tree's block. */
+            char what[64];
+            snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
+            bool run = (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
+                       (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1);
+            sc_flip_release(r, s, what, run);
+        }
         if (held(r, c))
             (*held_slots)++;
         if (f->level == 0) {

@@ -579,11 +579,14 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 
 /* ---- flipped.c ------------------------------------------------------------ */
 
-/* blk, which an orphan's tree (claimant) names, is a live file's data
- * block: when its slot is a flipped bit off the file's run and the block
- * of the run is left over, the file maps that one instead
- * (EXT_SLOT_FLIPPED) and blk is unowned again.  True when it moved. */
-bool sc_flip_release(struct scan_result *r, uint64_t blk, uint32_t claimant);
+/* blk, which an orphan's tree or a lost tree names (claimant: what names
+ * it, for the finding), is a live file's data block: when its slot is a
+ * flipped bit off the file's run and the block of the run is left over,
+ * the file maps that one instead (EXT_SLOT_FLIPPED), and when it is one
+ * bit between holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
+ * the claimant takes blk as an extender or in a run of its own slots);
+ * blk is unowned again.  True when it moved. */
+bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure);
 
 /* ---- sweep.c -------------------------------------------------------------- */
 
