@@ -1,33 +1,33 @@
 /*
- * flipped.c -- a live file's data slot that one flipped bit moved off its
- * run, found when an orphan's tree names the block it moved to.
+ * flipped.c -- a live file's data slot that one flipped bit moved, found
+ * when an orphan's tree or a lost tree names the block it moved to.
  *
- * A live file is walked before any orphan, so a block its slot names is
- * its data, whoever else names it later.  One flipped bit in a slot, which
- * the slot's extender keeps without any sign of it, then hands the file a
- * block of another structure: on a stick where an orphan's tree lies
- * among the file's blocks, the orphan loses its extender or its data to
- * the live file, and the block the slot named before the flip is left
- * leaked.  Nothing but that flip is needed to tell this apart from a file
- * whose blocks are simply scattered, and all of it is on the disk:
- *  - a neighbour of the slot in the file (file block k - 1 or k + 1) makes a
- *    run that the slot breaks: prev + 1 or next - 1 (the same block when
+ * A live file is walked before any orphan or lost tree, so a block its
+ * slot names is its data, whoever else names it later.  One flipped bit in
+ * a slot, which the slot's extender keeps without any sign of it, then
+ * hands the file another structure's block: the orphan or lost write loses
+ * its extender or its data to the live file, and the block the slot named
+ * before the flip is left leaked.  What tells this from a file whose
+ * blocks are simply scattered is all on the disk:
+ *  - a neighbour of the slot in the file (file block k - 1 or k + 1) makes
+ *    a run that the slot breaks: prev + 1 or next - 1 (the same block when
  *    both qualify);
- *  - the block that would complete the run differs from the slot's block
+ *  - the block that would continue the run differs from the slot's block
  *    in exactly one bit, lies inside the device, and the sweep left it to
  *    nobody (leaked or unknown, in no list, linked from no candidate);
  *  - it reads as data: neither an entry nor an extender;
  *  - the slot's block is what an orphan's tree or a lost tree names (the
- *    caller: files.c, lostdata.c).
+ *    callers, files.c and lostdata.c).
  * Then the file maps that block instead (EXT_SLOT_FLIPPED, which names the
- * extender and slot for fsck to set), and the slot's block goes back to
- * the orphan.  A hole is a slot of zero, so one flipped bit in it names a
+ * extender and slot for fsck to set), and the slot's block goes to the
+ * claimant.  A hole is a slot of zero, so one flipped bit in it names a
  * block whose number is a power of two: such a slot with holes on both
  * sides inside the size (a sparse file, as the 2012 driver's holes or a
  * failed delete leave, SPEC-9.8, 9.9) is taken for the hole it was
- * (EXT_HOLE_FLIPPED) when the claim on its block is sure by its own shape:
- * the block is the claimant's extender, or lies in a run of its slots.  A file whose slot names a block no orphan wants keeps it:
- * that alone is no flip the disk can show.
+ * (EXT_HOLE_FLIPPED), but only when the claim on its block is sure by the
+ * claimant's own shape: the block is its extender, or lies in a run of its
+ * slots.  A file whose slot names a block no one else wants keeps it: that
+ * alone is no flip the disk can show.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,7 +76,8 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure)
 {
     struct scan_block *c = sc_cell(r, blk);
-    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0)
+    /* A block two live files map is a cross-link fsck copies: not moved. */
+    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
         return false;
     struct scan_entry *x = sc_entry(r, c->owner);
     struct sc_aux *a = sc_aux(r, c->owner);
@@ -93,7 +94,6 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         if (!claim_sure || !one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
             return false;
         to_hole = true;
-        alt = 0;
     }
     uint8_t *b = malloc(r->g.blocksize);
     uint8_t *eb = malloc(r->g.blocksize);
@@ -122,7 +122,7 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         ac->index = k;
     }
     c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN; /* as the sweep left it */
-    c->flags &= (uint8_t)~(SCAN_BF_SHARED | SC_BF_CHECKED);
+    c->flags &= (uint8_t)~SC_BF_CHECKED;
     c->owner = 0;
     c->index = 0;
     x->data[k] = alt;
