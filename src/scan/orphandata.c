@@ -24,7 +24,9 @@
  *  - nothing links the entry, and it links no other orphaned entry or
  *    orphan extender than the file and the file's top (a deleted file's
  *    blocks are handed out again together): an entry with a tree of its
- *    own below it is kept.
+ *    own below it is kept.  Stale links do not count: a file's data
+ *    pointer that names an entry, or a link to an entry another orphan
+ *    links too.
  * The block then goes to the file in its own walk (link_orphans).
  */
 #include <stdlib.h>
@@ -41,23 +43,6 @@ static bool older_than_change(const struct scan_entry *e, const struct scan_entr
            made <= changed;
 }
 
-/* Does e link an orphaned entry or an orphan extender other than file x
- * and x's top (which x took over with e's block, when e was a file whose
- * blocks were all handed out to x)? */
-static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
-                          const struct scan_entry *x)
-{
-    uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
-    for (int j = 0; j < 3; j++) {
-        if (own[j] == x->block || own[j] == x->e.subtree)
-            continue;
-        const struct scan_block *t = own[j] ? sc_cell(r, own[j]) : NULL;
-        if (t != NULL && (t->cls == SCAN_BLK_ORPHAN || t->cls == SCAN_BLK_ORPHAN_EXT))
-            return true;
-    }
-    return false;
-}
-
 static bool bit(const uint64_t *m, uint64_t b)
 {
     return (m[b / 64] >> (b % 64)) & 1;
@@ -68,11 +53,37 @@ static void set_bit(uint64_t *m, uint64_t b)
     m[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
+/* Does e link an orphaned entry or an orphan extender other than file x
+ * and x's top (which x took over with e's block, when e was a file whose
+ * blocks were all handed out to x)? */
+static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
+                          const struct scan_entry *x, const uint64_t *twice)
+{
+    uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
+    for (int j = 0; j < 3; j++) {
+        if (own[j] == x->block || own[j] == x->e.subtree)
+            continue;
+        const struct scan_block *t = own[j] ? sc_cell(r, own[j]) : NULL;
+        /* A file's data pointer is its tree only where it names an
+         * extender: one naming an entry is a stale link of an old entry. */
+        bool tree = j == 2 && scan_entry_is_file(e);
+        if (t == NULL || (tree ? t->cls != SCAN_BLK_ORPHAN_EXT
+                               : t->cls != SCAN_BLK_ORPHAN && t->cls != SCAN_BLK_ORPHAN_EXT))
+            continue;
+        /* An entry another orphan links as well keeps that parent: the old
+         * entry's link to it is stale. */
+        if (t->cls == SCAN_BLK_ORPHAN && bit(twice, own[j]))
+            continue;
+        return true;
+    }
+    return false;
+}
+
 bool sc_orphan_data_entries(struct scan_result *r)
 {
     uint32_t *drop = NULL;
     size_t ndrop = 0, cap = 0;
-    uint64_t *tops = NULL, *linked = NULL, budget = 2 * r->nblocks;
+    uint64_t *tops = NULL, *linked = NULL, *twice = NULL, budget = 2 * r->nblocks;
     bool ok = false;
     size_t words = (size_t)(r->nblocks / 64 + 1);
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
@@ -85,7 +96,8 @@ bool sc_orphan_data_entries(struct scan_result *r)
         if (tops == NULL) {
             tops = calloc(words, sizeof(*tops));
             linked = calloc(words, sizeof(*linked));
-            if (tops == NULL || linked == NULL) {
+            twice = calloc(words, sizeof(*twice));
+            if (tops == NULL || linked == NULL || twice == NULL) {
                 sc_oom(r);
                 goto out;
             }
@@ -94,8 +106,11 @@ bool sc_orphan_data_entries(struct scan_result *r)
                 const struct scan_entry *o = &r->entries[j];
                 uint64_t l[3] = {o->e.left, o->e.right, scan_entry_is_dir(o) ? o->e.subtree : 0};
                 for (int t = 0; t < 3 && o->state == SCAN_ENTRY_ORPHAN; t++)
-                    if (l[t] != 0 && l[t] < r->nblocks)
+                    if (l[t] != 0 && l[t] < r->nblocks) {
+                        if (bit(linked, l[t]))
+                            set_bit(twice, l[t]);
                         set_bit(linked, l[t]);
+                    }
             }
         }
         /* Files sharing a top read it once (a damaged stick may have many). */
@@ -114,7 +129,7 @@ bool sc_orphan_data_entries(struct scan_result *r)
                 continue;
             const struct scan_entry *e = sc_entry(r, c->owner);
             if (e == NULL || e->state != SCAN_ENTRY_ORPHAN || e->block != blk ||
-                !older_than_change(e, x) || links_orphans(r, e, x))
+                !older_than_change(e, x) || links_orphans(r, e, x, twice))
                 continue;
             if (ndrop == cap) {
                 size_t ncap = cap ? cap * 2 : 8;
@@ -136,5 +151,6 @@ out:
     free(drop);
     free(tops);
     free(linked);
+    free(twice);
     return ok;
 }

@@ -1117,6 +1117,35 @@ START_TEST(sweep_orphan_data_entry)
 }
 END_TEST
 
+/* The old entry's own links are stale: its data pointer names an entry,
+ * and its right link an entry its directory links too.  It is still the
+ * file's data. */
+START_TEST(sweep_orphan_data_entry_stale_links)
+{
+    struct tree t = small(9, 4, 300);
+    uint32_t bs = fx_blocksize(t.fx);
+    uint8_t data[2 * 512];
+    fx_pattern(data, sizeof(data), 6);
+    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
+    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 2 * bs);
+    uint64_t old = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "old.txt", 7);
+    ck_assert(lost && in && old);
+    fx_set_subtree(t.fx, old, lost);
+    fx_set_right(t.fx, old, in);
+    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
+    memcpy(fx_block(t.fx, d1), fx_block(t.fx, old), bs);
+    fx_set_subtree(t.fx, t.docs, 0);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_entry *e = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->blocks_mapped, 2);
+    U_EQ(e->data[1], d1);
+    U_EQ(scan_blocks(r)[d1].owner, e->id);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1572,6 +1601,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_orphans);
     tcase_add_test(tc, sweep_orphan_past_size);
     tcase_add_test(tc, sweep_orphan_data_entry);
+    tcase_add_test(tc, sweep_orphan_data_entry_stale_links);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
