@@ -74,6 +74,7 @@ struct fwalk {
     uint64_t mapped;        /* data blocks below the size */
     uint64_t intact;        /* of those, held by this file alone */
     uint64_t visits;        /* extenders visited (SC_FILE_RECOVER) */
+    uint64_t *ext_marks;    /* SC_FILE_RECOVER: a bit set for each extender met, or NULL */
     bool in_run;            /* the data slot being taken has a neighbour one block off */
     struct sc_aux st;       /* statistics, copied into the entry's aux */
 };
@@ -135,6 +136,8 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         /* Reads only; the visits are bounded so that shared subtrees cannot multiply. */
         if (ext && ++w->visits > w->r->nblocks)
             return false;
+        if (ext && w->ext_marks != NULL && blk < r->nblocks)
+            w->ext_marks[blk / 64] |= (uint64_t)1 << (blk % 64);
         return true;
     }
     if (w->mode != SC_FILE_LIVE) {
@@ -652,10 +655,17 @@ out:
 
 bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode)
 {
+    return sc_file_walk_marks(r, id, mode, NULL);
+}
+
+bool sc_file_walk_marks(struct scan_result *r, uint32_t id, enum sc_file_mode mode,
+                        uint64_t *ext_marks)
+{
     struct scan_entry *x = sc_entry(r, id);
     if (x == NULL || !scan_entry_is_file(x))
         return true;
-    struct fwalk w = {.r = r, .id = id, .mode = mode, .needed = x->blocks_needed};
+    struct fwalk w = {.r = r, .id = id, .mode = mode, .needed = x->blocks_needed,
+                      .ext_marks = mode == SC_FILE_RECOVER ? ext_marks : NULL};
     bool ok = walk(&w);
     if (ok && mode != SC_FILE_DELETED)
         ok = publish(&w);

@@ -25,8 +25,10 @@
  *    orphan extender than the file and the file's top (a deleted file's
  *    blocks are handed out again together): an entry with a tree of its
  *    own below it is kept.  Stale links do not count: a file's data
- *    pointer that names an entry, or a link to an entry another orphan
- *    links too.
+ *    pointer that names an entry, a link to an entry another orphan
+ *    links too, and links among such old entries or into the orphaned
+ *    files' trees (a deleted tree's entries and blocks are handed out
+ *    together, so several of them end up in one file).
  * The block then goes to the file in its own walk (link_orphans).
  */
 #include <stdlib.h>
@@ -53,15 +55,18 @@ static void set_bit(uint64_t *m, uint64_t b)
     m[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
-/* Does e link an orphaned entry or an orphan extender other than file x
- * and x's top (which x took over with e's block, when e was a file whose
- * blocks were all handed out to x)? */
+/* Does e link an orphaned entry or an orphan extender other than file x,
+ * x's top, the blocks of the orphaned files' trees (in_tree: which they
+ * took over with e's block, when e was a file whose blocks were handed out
+ * to them) and the old entries in files' data (in_data)? */
 static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
-                          const struct scan_entry *x, const uint64_t *twice)
+                          const struct scan_entry *x, const uint64_t *twice,
+                          const uint64_t *in_data, const uint64_t *in_tree)
 {
     uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
     for (int j = 0; j < 3; j++) {
-        if (own[j] == x->block || own[j] == x->e.subtree)
+        if (own[j] == x->block || own[j] == x->e.subtree ||
+            (own[j] < r->nblocks && (bit(in_data, own[j]) || bit(in_tree, own[j]))))
             continue;
         const struct scan_block *t = own[j] ? sc_cell(r, own[j]) : NULL;
         /* A file's data pointer is its tree only where it names an
@@ -79,13 +84,22 @@ static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
     return false;
 }
 
+struct pairing {
+    uint32_t entry; /* the orphaned entry at the file's data block */
+    uint32_t file;  /* the orphaned file */
+};
+
 bool sc_orphan_data_entries(struct scan_result *r)
 {
+    struct pairing *cand = NULL;
     uint32_t *drop = NULL;
-    size_t ndrop = 0, cap = 0;
-    uint64_t *tops = NULL, *linked = NULL, *twice = NULL, budget = 2 * r->nblocks;
+    size_t ncand = 0, cap = 0, ndrop = 0;
+    uint64_t *tops = NULL, *in_data = NULL, *in_tree = NULL, *linked = NULL, *twice = NULL;
+    uint64_t budget = 2 * r->nblocks;
     bool ok = false;
     size_t words = (size_t)(r->nblocks / 64 + 1);
+    /* 1. The orphaned entries at orphaned files' data blocks, older than
+     *    the file's last change. */
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
         if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
@@ -93,63 +107,90 @@ bool sc_orphan_data_entries(struct scan_result *r)
         const struct scan_block *top = x->e.subtree ? sc_cell(r, x->e.subtree) : NULL;
         if (top == NULL || top->cls != SCAN_BLK_ORPHAN_EXT || top->owner != 0)
             continue;
-        if (tops == NULL) {
-            tops = calloc(words, sizeof(*tops));
-            linked = calloc(words, sizeof(*linked));
-            twice = calloc(words, sizeof(*twice));
-            if (tops == NULL || linked == NULL || twice == NULL) {
-                sc_oom(r);
-                goto out;
-            }
-            /* Every block an orphaned entry links (its tree links). */
-            for (size_t j = 0; j < r->nentries; j++) {
-                const struct scan_entry *o = &r->entries[j];
-                uint64_t l[3] = {o->e.left, o->e.right, scan_entry_is_dir(o) ? o->e.subtree : 0};
-                for (int t = 0; t < 3 && o->state == SCAN_ENTRY_ORPHAN; t++)
-                    if (l[t] != 0 && l[t] < r->nblocks) {
-                        if (bit(linked, l[t]))
-                            set_bit(twice, l[t]);
-                        set_bit(linked, l[t]);
-                    }
-            }
+        if (tops == NULL && ((tops = calloc(words, sizeof(*tops))) == NULL ||
+                             (in_data = calloc(words, sizeof(*in_data))) == NULL ||
+                             (in_tree = calloc(words, sizeof(*in_tree))) == NULL)) {
+            sc_oom(r);
+            goto out;
         }
         /* Files sharing a top read it once (a damaged stick may have many). */
         if (bit(tops, x->e.subtree))
             continue;
         set_bit(tops, x->e.subtree);
         uint32_t xid = x->id;
-        if (!sc_file_walk(r, xid, SC_FILE_RECOVER))
+        if (!sc_file_walk_marks(r, xid, SC_FILE_RECOVER, in_tree))
             goto out;
         x = sc_entry(r, xid);
         budget -= x->ndata < budget ? x->ndata : budget;
+        for (uint64_t k = 0; k < x->ndata; k++)
+            if (x->data[k] != 0 && x->data[k] < r->nblocks)
+                set_bit(in_tree, x->data[k]);
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed; k++) {
             uint64_t blk = x->data[k];
             const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
-            if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == xid || bit(linked, blk))
+            if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == xid || bit(in_data, blk))
                 continue;
             const struct scan_entry *e = sc_entry(r, c->owner);
             if (e == NULL || e->state != SCAN_ENTRY_ORPHAN || e->block != blk ||
-                !older_than_change(e, x) || links_orphans(r, e, x, twice))
+                !older_than_change(e, x))
                 continue;
-            if (ndrop == cap) {
+            if (ncand == cap) {
                 size_t ncap = cap ? cap * 2 : 8;
-                uint32_t *nd = realloc(drop, ncap * sizeof(*nd));
-                if (nd == NULL) {
+                struct pairing *nc = realloc(cand, ncap * sizeof(*nc));
+                if (nc == NULL) {
                     sc_oom(r);
                     goto out;
                 }
-                drop = nd;
+                cand = nc;
                 cap = ncap;
             }
-            drop[ndrop++] = e->id; /* twice is harmless */
+            cand[ncand++] = (struct pairing){e->id, xid};
+            set_bit(in_data, blk);
         }
+    }
+    if (ncand == 0) {
+        ok = true;
+        goto out;
+    }
+    /* 2. Every block an orphaned entry links (its tree links), but for the
+     *    links of the entries found in 1: old entries in a file's data,
+     *    often several of one deleted tree, do not keep one another. */
+    linked = calloc(words, sizeof(*linked));
+    twice = calloc(words, sizeof(*twice));
+    drop = malloc(ncand * sizeof(*drop));
+    if (linked == NULL || twice == NULL || drop == NULL) {
+        sc_oom(r);
+        goto out;
+    }
+    for (size_t j = 0; j < r->nentries; j++) {
+        const struct scan_entry *o = &r->entries[j];
+        if (o->state != SCAN_ENTRY_ORPHAN || (o->block < r->nblocks && bit(in_data, o->block)))
+            continue;
+        uint64_t l[3] = {o->e.left, o->e.right, scan_entry_is_dir(o) ? o->e.subtree : 0};
+        for (int t = 0; t < 3; t++)
+            if (l[t] != 0 && l[t] < r->nblocks) {
+                if (bit(linked, l[t]))
+                    set_bit(twice, l[t]);
+                set_bit(linked, l[t]);
+            }
+    }
+    /* 3. Those nothing else links and that link nothing else. */
+    for (size_t j = 0; j < ncand; j++) {
+        const struct scan_entry *e = sc_entry(r, cand[j].entry);
+        const struct scan_entry *x = sc_entry(r, cand[j].file);
+        if (e != NULL && x != NULL && !bit(linked, e->block) &&
+            !links_orphans(r, e, x, twice, in_data, in_tree))
+            drop[ndrop++] = e->id;
     }
     if (!sc_entries_remove(r, drop, ndrop))
         goto out;
     ok = true;
 out:
+    free(cand);
     free(drop);
     free(tops);
+    free(in_data);
+    free(in_tree);
     free(linked);
     free(twice);
     return ok;

@@ -563,6 +563,10 @@ enum sc_file_mode {
 
 /* Walk the extender tree of entry id. */
 bool sc_file_walk(struct scan_result *r, uint32_t id, enum sc_file_mode mode);
+/* The same; with SC_FILE_RECOVER, also set a bit in ext_marks (one per
+ * block of the device) for each extender the walk reads. */
+bool sc_file_walk_marks(struct scan_result *r, uint32_t id, enum sc_file_mode mode,
+                        uint64_t *ext_marks);
 bool sc_files_pass(struct scan_result *r);
 /* The size findings of every live file (after the marks know the device). */
 bool sc_files_judge(struct scan_result *r);

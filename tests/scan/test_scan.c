@@ -1146,6 +1146,43 @@ START_TEST(sweep_orphan_data_entry_stale_links)
 }
 END_TEST
 
+/* Two old entries in one orphaned file's data, one linking the other and
+ * the other's data pointer naming a block of the file: old entries of one
+ * deleted tree do not keep one another entries. */
+START_TEST(sweep_orphan_data_entries_linked)
+{
+    struct tree t = small(9, 4, 300);
+    uint32_t bs = fx_blocksize(t.fx);
+    uint8_t data[3 * 512];
+    fx_pattern(data, sizeof(data), 7);
+    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
+    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 3 * bs);
+    uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
+    uint64_t ob = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "oldb.txt", 8);
+    ck_assert(lost && in && oa && ob);
+    uint64_t d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = fx_file_dblk(t.fx, in, (uint64_t)k, NULL, NULL);
+    fx_set_left(t.fx, oa, d[2]);    /* olda links oldb's copy */
+    fx_set_subtree(t.fx, ob, d[0]); /* oldb's data pointer: in.txt's first block */
+    memcpy(fx_block(t.fx, d[1]), fx_block(t.fx, oa), bs);
+    memcpy(fx_block(t.fx, d[2]), fx_block(t.fx, ob), bs);
+    memset(fx_block(t.fx, oa), 0, bs);
+    memset(fx_block(t.fx, ob), 0, bs);
+    fx_set_subtree(t.fx, t.docs, 0);
+    struct scan_result *r = scan_fx(t.fx, false);
+    const struct scan_entry *e = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(e->blocks_mapped, 3);
+    U_EQ(e->data[1], d[1]);
+    U_EQ(e->data[2], d[2]);
+    ck_assert_ptr_null(by_path(r, "/olda.txt"));
+    ck_assert_ptr_null(by_path(r, "/oldb.txt"));
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1602,6 +1639,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_orphan_past_size);
     tcase_add_test(tc, sweep_orphan_data_entry);
     tcase_add_test(tc, sweep_orphan_data_entry_stale_links);
+    tcase_add_test(tc, sweep_orphan_data_entries_linked);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
