@@ -1046,27 +1046,46 @@ START_TEST(sweep_orphans)
 }
 END_TEST
 
+/* /docs/lost/in.txt of n blocks of pattern data (seed): the file's entry
+ * block.  /docs's tree is cut by the caller, orphaning /docs/lost. */
+static uint64_t lost_file(struct tree *t, unsigned n, uint32_t seed)
+{
+    uint8_t data[3 * 512];
+    ck_assert_uint_le(n, 3);
+    uint32_t bs = fx_blocksize(t->fx);
+    ck_assert_uint_eq(bs, 512);
+    fx_pattern(data, sizeof(data), seed);
+    uint64_t lost = fx_mkdir(t->fx, t->docs, "lost");
+    uint64_t in = fx_file(t->fx, lost, "in.txt", data, (size_t)n * bs);
+    ck_assert(lost && in);
+    return in;
+}
+
+/* The orphaned /lost/in.txt after the scan: it maps n blocks, block blk at k. */
+static const struct scan_entry *lost_maps(struct scan_result *r, uint64_t n, uint64_t k,
+                                          uint64_t blk)
+{
+    const struct scan_entry *e = by_path(r, "/lost/in.txt");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(e->state, SCAN_ENTRY_ORPHAN);
+    ck_assert_uint_eq(e->blocks_mapped, n);
+    U_EQ(e->data[k], blk);
+    U_EQ(scan_blocks(r)[blk].owner, e->id);
+    return e;
+}
+
 /* A live file's slot past its size that names an orphan's data block: the
  * bytes past a size are none of the file's, so the orphan keeps the block. */
 START_TEST(sweep_orphan_past_size)
 {
     struct tree t = small(9, 4, 300);
-    uint8_t data[700];
-    fx_pattern(data, sizeof(data), 3);
-    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
-    uint64_t in = fx_file(t.fx, lost, "in.txt", data, sizeof(data));
-    ck_assert_uint_ne(in, 0);
+    uint64_t in = lost_file(&t, 2, 3);
     uint64_t taken = fx_file_dblk(t.fx, in, 0, NULL, NULL);
     fx_set_subtree(t.fx, t.docs, 0);
     fx_set_size(t.fx, t.b, 512); /* b.bin: file blocks 1 and 2 past its size */
     fx_ext_set_slot(t.fx, fx_get_subtree(t.fx, t.b), 2, taken);
     struct scan_result *r = scan_fx(t.fx, false);
-    const struct scan_entry *e = by_path(r, "/lost/in.txt");
-    ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(e->state, SCAN_ENTRY_ORPHAN);
-    ck_assert_uint_eq(e->blocks_mapped, 2);
-    U_EQ(e->data[0], taken);
-    U_EQ(scan_blocks(r)[taken].owner, e->id);
+    lost_maps(r, 2, 0, taken);
     ck_assert_uint_eq(count_code(r, SCAN_PR_FILE_SIZE_EXCESS), 1);
     scan_result_free(r);
     fx_free(t.fx);
@@ -1079,22 +1098,15 @@ START_TEST(sweep_orphan_data_entry)
 {
     struct tree t = small(9, 4, 300);
     uint32_t bs = fx_blocksize(t.fx);
-    uint8_t data[2 * 512];
-    fx_pattern(data, sizeof(data), 4);
-    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
-    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 2 * bs);
+    uint64_t in = lost_file(&t, 2, 4);
     uint64_t old = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "old.txt", 7);
-    ck_assert(lost && in && old);
+    ck_assert_uint_ne(old, 0);
     uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
     ck_assert_uint_lt(d1, old); /* the copy is met first: the entry after it moves down */
     memcpy(fx_block(t.fx, d1), fx_block(t.fx, old), bs);
     fx_set_subtree(t.fx, t.docs, 0); /* one.txt and lost drop out */
     struct scan_result *r = scan_fx(t.fx, false);
-    const struct scan_entry *e = by_path(r, "/lost/in.txt");
-    ck_assert_ptr_nonnull(e);
-    ck_assert_uint_eq(e->blocks_mapped, 2);
-    U_EQ(e->data[1], d1);
-    U_EQ(scan_blocks(r)[d1].owner, e->id);
+    lost_maps(r, 2, 1, d1);
     /* one.txt, lost and the entry at its own block; not its copy in in.txt */
     ck_assert_uint_eq(count_code(r, SCAN_PR_ORPHAN_ENTRY), 3);
     const struct scan_entry *o = by_path(r, "/old.txt");
@@ -1124,23 +1136,16 @@ START_TEST(sweep_orphan_data_entry_stale_links)
 {
     struct tree t = small(9, 4, 300);
     uint32_t bs = fx_blocksize(t.fx);
-    uint8_t data[2 * 512];
-    fx_pattern(data, sizeof(data), 6);
-    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
-    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 2 * bs);
+    uint64_t in = lost_file(&t, 2, 6);
     uint64_t old = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "old.txt", 7);
-    ck_assert(lost && in && old);
-    fx_set_subtree(t.fx, old, lost);
+    ck_assert_uint_ne(old, 0);
+    fx_set_subtree(t.fx, old, fx_get_subtree(t.fx, t.docs)); /* an entry, not an extender */
     fx_set_right(t.fx, old, in);
     uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
     memcpy(fx_block(t.fx, d1), fx_block(t.fx, old), bs);
     fx_set_subtree(t.fx, t.docs, 0);
     struct scan_result *r = scan_fx(t.fx, false);
-    const struct scan_entry *e = by_path(r, "/lost/in.txt");
-    ck_assert_ptr_nonnull(e);
-    ck_assert_uint_eq(e->blocks_mapped, 2);
-    U_EQ(e->data[1], d1);
-    U_EQ(scan_blocks(r)[d1].owner, e->id);
+    lost_maps(r, 2, 1, d1);
     scan_result_free(r);
     fx_free(t.fx);
 }
@@ -1153,13 +1158,10 @@ START_TEST(sweep_orphan_data_entries_linked)
 {
     struct tree t = small(9, 4, 300);
     uint32_t bs = fx_blocksize(t.fx);
-    uint8_t data[3 * 512];
-    fx_pattern(data, sizeof(data), 7);
-    uint64_t lost = fx_mkdir(t.fx, t.docs, "lost");
-    uint64_t in = fx_file(t.fx, lost, "in.txt", data, 3 * bs);
+    uint64_t in = lost_file(&t, 3, 7);
     uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
     uint64_t ob = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "oldb.txt", 8);
-    ck_assert(lost && in && oa && ob);
+    ck_assert(oa && ob);
     uint64_t d[3];
     for (int k = 0; k < 3; k++)
         d[k] = fx_file_dblk(t.fx, in, (uint64_t)k, NULL, NULL);
@@ -1171,11 +1173,8 @@ START_TEST(sweep_orphan_data_entries_linked)
     memset(fx_block(t.fx, ob), 0, bs);
     fx_set_subtree(t.fx, t.docs, 0);
     struct scan_result *r = scan_fx(t.fx, false);
-    const struct scan_entry *e = by_path(r, "/lost/in.txt");
-    ck_assert_ptr_nonnull(e);
-    ck_assert_uint_eq(e->blocks_mapped, 3);
-    U_EQ(e->data[1], d[1]);
-    U_EQ(e->data[2], d[2]);
+    lost_maps(r, 3, 1, d[1]);
+    lost_maps(r, 3, 2, d[2]);
     ck_assert_ptr_null(by_path(r, "/olda.txt"));
     ck_assert_ptr_null(by_path(r, "/oldb.txt"));
     scan_result_free(r);
