@@ -535,6 +535,14 @@ static void add_fix(struct fsck_ctx *c, const struct scan_finding *f)
                                          .from = f->block2, .to = f->value};
 }
 
+static int cmp_fix(const void *a, const void *b)
+{
+    const struct slotfix *x = a, *y = b;
+    if (x->ext != y->ext)
+        return x->ext < y->ext ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
 static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
 {
     const struct scan_finding *fs;
@@ -691,6 +699,8 @@ enum lanyfs_err fsck_plan(struct fsck_ctx *c)
     }
 
     apply_marks(c, r);
+    if (c->nfix > 1) /* looked up by extender and slot for every slot walked */
+        qsort(c->fix, c->nfix, sizeof(*c->fix), cmp_fix);
 
     /* 2. Claims: live files, relinked orphans, kept orphans; then undeleted data. */
     for (int pass = 0; pass < 3; pass++) {

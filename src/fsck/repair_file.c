@@ -144,11 +144,22 @@ static bool maps_within(const struct fwalk *w, const uint8_t *b, unsigned level,
 static uint64_t slot_value(const struct fwalk *w, uint64_t blk, uint32_t i, uint64_t v)
 {
     const struct fsck_ctx *c = w->c;
-    if (!w->allowed)
+    if (!w->allowed || c->nfix == 0)
         return v;
-    for (size_t k = 0; k < c->nfix; k++)
-        if (c->fix[k].ext == blk && c->fix[k].slot == i && c->fix[k].from == v)
-            return c->fix[k].to;
+    /* c->fix is sorted by extender and slot (plan.c): a crafted image with
+     * many flipped slots costs a search per slot, not a pass. */
+    size_t lo = 0, hi = c->nfix;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct slotfix *f = &c->fix[mid];
+        if (f->ext < blk || (f->ext == blk && f->slot < i))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < c->nfix && c->fix[lo].ext == blk && c->fix[lo].slot == i; lo++)
+        if (c->fix[lo].from == v)
+            return c->fix[lo].to;
     return v;
 }
 
