@@ -3,12 +3,14 @@
  * help and usage messages, opening an image, resolving a path.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "scan.h"
 
 bool cli_parse_u64(const char *s, uint64_t *out)
 {
@@ -93,22 +95,84 @@ int cli_bad_option(const struct cli_command *cmd, char **argv)
     return rc;
 }
 
+/*
+ * Under -f, a block 0 that fails its checks gives way to the geometry and
+ * root directory the blocks imply (scan_locate, as the scan finds them),
+ * reported as one more problem.  False (reported) when no root is found.
+ */
+static bool assume_located(struct out_report *r, const char *image, struct lanyfs_fs *fs)
+{
+    struct lanyfs_error err;
+    struct scan_location loc;
+    lanyfs_error_clear(&err);
+    if (scan_locate(fs, &loc, &err) != LANYFS_OK) {
+        out_report_error(r, image, &err);
+        return false;
+    }
+    bool ok = false;
+    if (loc.rootdir == 0) {
+        out_report_addf(r, image, LANYFS_E_CORRUPT, LANYFS_NO_BLOCK,
+                        N_("no root directory found in its blocks ('lanyfs salvage' still "
+                           "looks for files)"));
+        goto out;
+    }
+    struct lanyfs_super sb = *lanyfs_fs_super(fs);
+    sb.magic = LANYFS_MAGIC;
+    sb.type = LANYFS_TYPE_SUPER;
+    sb.blockbits = (uint8_t)loc.blockbits;
+    sb.addrlen = (uint8_t)loc.addrlen;
+    sb.blocks = loc.blocks;
+    sb.rootdir = loc.rootdir;
+    sb.freehead = loc.freehead;
+    if (lanyfs_fs_assume_super(fs, &sb, &err) != LANYFS_OK) {
+        out_report_error(r, image, &err);
+        goto out;
+    }
+    if (loc.how != NULL)
+        out_report_add(r, image, LANYFS_E_CORRUPT, 0, loc.how);
+    if (loc.root_searched)
+        out_report_addf(r, image, LANYFS_E_CORRUPT, loc.rootdir,
+                        N_("the root directory is taken to be block %" PRIu64
+                           ", found by a search of the blocks"),
+                        loc.rootdir);
+    ok = true;
+out:
+    scan_location_free(&loc);
+    return ok;
+}
+
 struct lanyfs_fs *cli_open(struct out_report *r, const char *image, bool force)
 {
     struct lanyfs_fs *fs = NULL;
     struct lanyfs_error err;
     lanyfs_error_clear(&err);
-    enum lanyfs_err rc = lanyfs_fs_open(image, force ? LANYFS_OPEN_FORCE : 0, &fs, &err);
+    unsigned flags = force ? LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0 : 0;
+    enum lanyfs_err rc = lanyfs_fs_open(image, flags, &fs, &err);
     if (rc != LANYFS_OK) {
         out_report_error(r, NULL, &err);
+        /* A superblock that fails its checks: -f would read past it. */
+        struct lanyfs_fs *forced = NULL;
+        if (!force && lanyfs_fs_open(image, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &forced,
+                                     NULL) == LANYFS_OK)
+            fprintf(stderr, _("lanyfs: %s: -f reads it all the same, with the geometry and root "
+                              "directory its blocks imply\n"),
+                    image);
+        lanyfs_fs_close(forced);
         return NULL;
     }
     if (force) {
         const struct lanyfs_sb_problem *pr;
         size_t n = lanyfs_fs_problems(fs, &pr);
+        bool fatal = lanyfs_fs_super_lost(fs);
         for (size_t i = 0; i < n; i++)
-            if (pr[i].fatal)
+            if (pr[i].fatal) {
                 out_report_add(r, image, pr[i].code, 0, pr[i].msg);
+                fatal = true;
+            }
+        if (fatal && !assume_located(r, image, fs)) {
+            lanyfs_fs_close(fs);
+            return NULL;
+        }
     }
     return fs;
 }

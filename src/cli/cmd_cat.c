@@ -189,6 +189,7 @@ const struct cli_command cmd_cat = {
     N_("Write a file's bytes to standard output."),
     N_("Options:\n"
        "  -f, --force  read an image whose superblock fails its checks\n"
+       "               (where block 0 fails, the geometry and root come from the blocks)\n"
        "  -h, --help   show this help\n\n"
        "Holes read as zeros; a note on stderr counts them.  A block that cannot be\n"
        "read is written as zeros and reported, and the copy goes on (exit status 7).\n"

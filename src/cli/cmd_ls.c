@@ -356,6 +356,7 @@ const struct cli_command cmd_ls = {
        "  -R, --recursive  list subdirectories too, each under a \"PATH:\" header\n"
        "  -a, --all        show entries with the hidden attribute\n"
        "  -f, --force      read an image whose superblock fails its checks\n"
+       "                   (where block 0 fails, the geometry and root come from the blocks)\n"
        "      --json       write one JSON document (docs/json.md) instead of text\n"
        "  -h, --help       show this help\n\n"
        "Problems in a directory tree are reported on stderr as \"lanyfs: PATH: ...\";\n"

@@ -260,6 +260,7 @@ const struct cli_command cmd_stat = {
     N_("Show an entry's fields and, for a file, its data map."),
     N_("Options:\n"
        "  -f, --force  read an image whose superblock fails its checks\n"
+       "               (where block 0 fails, the geometry and root come from the blocks)\n"
        "      --json   write one JSON document (docs/json.md) instead of text\n"
        "  -h, --help   show this help\n\n"
        "Times are ISO 8601 UTC with the stored offset (minutes east of UTC) beside\n"

@@ -196,6 +196,21 @@ enum lanyfs_err lanyfs_fs_set_geometry(struct lanyfs_fs *fs, unsigned blockbits,
     return LANYFS_OK;
 }
 
+enum lanyfs_err lanyfs_fs_assume_super(struct lanyfs_fs *fs, const struct lanyfs_super *sb,
+                                       struct lanyfs_error *err)
+{
+    if (fs->flags & LANYFS_OPEN_RDWR)
+        return lanyfs_fail(err, LANYFS_E_INVAL, 0,
+                           "%s: a superblock that is not on the disk serves reads only",
+                           lanyfs_image_path(fs->img));
+    enum lanyfs_err rc = lanyfs_fs_set_geometry(fs, sb->blockbits, sb->addrlen, sb->blocks, err);
+    if (rc != LANYFS_OK)
+        return rc;
+    fs->sb = *sb;
+    fs->geom.blocks = sb->blocks;
+    return LANYFS_OK;
+}
+
 void lanyfs_fs_close(struct lanyfs_fs *fs)
 {
     if (fs == NULL)

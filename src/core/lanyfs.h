@@ -313,6 +313,17 @@ bool lanyfs_fs_super_lost(const struct lanyfs_fs *fs);
 enum lanyfs_err lanyfs_fs_set_geometry(struct lanyfs_fs *fs, unsigned blockbits, unsigned addrlen,
                                        uint64_t blocks, struct lanyfs_error *err);
 
+/*
+ * Read a handle opened read-only as if block 0 held sb, which is never
+ * written: the geometry as lanyfs_fs_set_geometry gives it (sb->blockbits,
+ * sb->addrlen, sb->blocks), paths resolved from sb->rootdir, and
+ * lanyfs_fs_super returning sb.  For reading a stick whose superblock is
+ * lost with what its blocks imply (scan_locate).  LANYFS_E_INVAL on a
+ * handle opened for writing.
+ */
+enum lanyfs_err lanyfs_fs_assume_super(struct lanyfs_fs *fs, const struct lanyfs_super *sb,
+                                       struct lanyfs_error *err);
+
 const struct lanyfs_super *lanyfs_fs_super(const struct lanyfs_fs *fs);
 const struct lanyfs_geom *lanyfs_fs_geom(const struct lanyfs_fs *fs);
 struct lanyfs_image *lanyfs_fs_image(struct lanyfs_fs *fs);

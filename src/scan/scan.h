@@ -187,6 +187,27 @@ struct scan_anchors {
 void scan_get_anchors(const struct scan_result *r, struct scan_anchors *out);
 uint64_t scan_image_bytes(const struct scan_result *r);
 
+/*
+ * The geometry and root directory to read an image by, without a whole
+ * scan (locate.c): block 0's when it gives them, else those the blocks
+ * imply, found as the scan finds them (SB_GEOMETRY_INFERRED).  For reading
+ * single paths of a stick whose superblock is lost (lanyfs ls -f).
+ */
+struct scan_location {
+    unsigned blockbits;  /* log2 of the block size */
+    unsigned addrlen;    /* bytes per slot address */
+    uint64_t blocks;     /* blocks on the device */
+    uint64_t rootdir;    /* the root directory's block; 0 = none found */
+    uint64_t freehead;   /* the free list's first chain block; 0 = none */
+    bool inferred;       /* the geometry is not block 0's */
+    bool root_searched;  /* the root was found by a search, not named by block 0 */
+    char *how;           /* how the geometry was inferred (a finding's message, translated),
+                          * NULL when it was not */
+};
+enum lanyfs_err scan_locate(struct lanyfs_fs *fs, struct scan_location *out,
+                            struct lanyfs_error *err);
+void scan_location_free(struct scan_location *l);
+
 size_t scan_findings(const struct scan_result *r, const struct scan_finding **out);
 size_t scan_entries(const struct scan_result *r, const struct scan_entry **out);
 /* The entry of an id, or NULL. */

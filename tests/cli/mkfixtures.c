@@ -36,6 +36,9 @@
  *   badversion.img  major version 2
  *   badtype.img     superblock type byte 0x20, the rest right (a problem, not fatal)
  *   badgeom.img     block size exponent 13
+ *   blank0.img      2 KiB blocks, 3-byte addresses, a file of three blocks,
+ *                   block 0 zeroed (the geometry and root come from the blocks)
+ *   blank0root.img  blank0.img with the root directory's block zeroed too
  *   truncated.img   tree.img cut after half of its used blocks
  *   tiny.img        100 bytes, too few for a superblock
  */
@@ -497,6 +500,26 @@ static void build_super_cases(void)
     fx_free(fx);
 }
 
+/* ---- block 0 lost: -f reads with what the blocks imply ------------------- */
+
+static void build_blank0(void)
+{
+    struct fx *fx = fx_new(11, 3, 256);
+    NEED(fx != NULL);
+    uint64_t root = fx_root(fx);
+    uint64_t docs = fx_mkdir(fx, root, "docs");
+    NEED(docs != 0);
+    NEED(pattern_file(fx, docs, "big.bin", 3 * 2048 - 100, 61, "blank0-big.bin.expect") != 0);
+    NEED(fx_file(fx, root, "note.txt", "note\n", 5) != 0);
+    fx_freelist(fx);
+    memset(fx_block(fx, 0), 0, 2048);
+    write_image(fx, "blank0.img");
+    /* The root gone as well: the search takes the directory with the most below it. */
+    memset(fx_block(fx, root), 0, 2048);
+    write_image(fx, "blank0root.img");
+    fx_free(fx);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argc > 3) {
@@ -523,6 +546,7 @@ int main(int argc, char **argv)
     build_deep();
     build_lost();
     build_super_cases();
+    build_blank0();
 
     if (argc == 3) {
         FILE *f = fopen(argv[2], "w");
