@@ -60,7 +60,7 @@ static void set_bit(uint64_t *m, uint64_t b)
  * took over with e's block, when e was a file whose blocks were handed out
  * to them) and the old entries in files' data (in_data)? */
 static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
-                          const struct scan_entry *x, const uint64_t *twice,
+                          const struct scan_entry *x, const uint64_t *linked,
                           const uint64_t *in_data, const uint64_t *in_tree)
 {
     uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
@@ -75,9 +75,10 @@ static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
         if (t == NULL || (tree ? t->cls != SCAN_BLK_ORPHAN_EXT
                                : t->cls != SCAN_BLK_ORPHAN && t->cls != SCAN_BLK_ORPHAN_EXT))
             continue;
-        /* An entry another orphan links as well keeps that parent: the old
-         * entry's link to it is stale. */
-        if (t->cls == SCAN_BLK_ORPHAN && bit(twice, own[j]))
+        /* An entry another orphan links (linked: the links of the orphans
+         * but the old entries) keeps that parent: the old entry's link to
+         * it is stale. */
+        if (t->cls == SCAN_BLK_ORPHAN && bit(linked, own[j]))
             continue;
         return true;
     }
@@ -94,7 +95,7 @@ bool sc_orphan_data_entries(struct scan_result *r)
     struct pairing *cand = NULL;
     uint32_t *drop = NULL;
     size_t ncand = 0, cap = 0, ndrop = 0;
-    uint64_t *tops = NULL, *in_data = NULL, *in_tree = NULL, *linked = NULL, *twice = NULL;
+    uint64_t *tops = NULL, *in_data = NULL, *in_tree = NULL, *linked = NULL;
     uint64_t budget = 2 * r->nblocks;
     bool ok = false;
     size_t words = (size_t)(r->nblocks / 64 + 1);
@@ -156,9 +157,8 @@ bool sc_orphan_data_entries(struct scan_result *r)
      *    links of the entries found in 1: old entries in a file's data,
      *    often several of one deleted tree, do not keep one another. */
     linked = calloc(words, sizeof(*linked));
-    twice = calloc(words, sizeof(*twice));
     drop = malloc(ncand * sizeof(*drop));
-    if (linked == NULL || twice == NULL || drop == NULL) {
+    if (linked == NULL || drop == NULL) {
         sc_oom(r);
         goto out;
     }
@@ -168,18 +168,15 @@ bool sc_orphan_data_entries(struct scan_result *r)
             continue;
         uint64_t l[3] = {o->e.left, o->e.right, scan_entry_is_dir(o) ? o->e.subtree : 0};
         for (int t = 0; t < 3; t++)
-            if (l[t] != 0 && l[t] < r->nblocks) {
-                if (bit(linked, l[t]))
-                    set_bit(twice, l[t]);
+            if (l[t] != 0 && l[t] < r->nblocks)
                 set_bit(linked, l[t]);
-            }
     }
     /* 3. Those nothing else links and that link nothing else. */
     for (size_t j = 0; j < ncand; j++) {
         const struct scan_entry *e = sc_entry(r, cand[j].entry);
         const struct scan_entry *x = sc_entry(r, cand[j].file);
         if (e != NULL && x != NULL && !bit(linked, e->block) &&
-            !links_orphans(r, e, x, twice, in_data, in_tree))
+            !links_orphans(r, e, x, linked, in_data, in_tree))
             drop[ndrop++] = e->id;
     }
     if (!sc_entries_remove(r, drop, ndrop))
@@ -192,6 +189,5 @@ out:
     free(in_data);
     free(in_tree);
     free(linked);
-    free(twice);
     return ok;
 }

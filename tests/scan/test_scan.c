@@ -1182,6 +1182,34 @@ START_TEST(sweep_orphan_data_entries_linked)
 }
 END_TEST
 
+/* An old entry in an orphaned file's data whose link names an entry of
+ * another orphaned tree, which that tree's own entry links: the old link is
+ * stale and does not keep the old entry (correct:485 state 9622, /old83
+ * damaged). */
+START_TEST(sweep_orphan_data_entry_links_other_tree)
+{
+    struct tree t = small(9, 4, 300);
+    uint32_t bs = fx_blocksize(t.fx);
+    uint64_t in = lost_file(&t, 3, 9);
+    struct lanyfs_entry top;
+    fx_entry_get(t.fx, fx_get_subtree(t.fx, t.docs), &top);
+    uint64_t other = top.left ? top.left : top.right; /* linked by the orphaned top only */
+    ck_assert_uint_ne(other, 0);
+    uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
+    ck_assert(oa);
+    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
+    fx_set_left(t.fx, oa, other);
+    memcpy(fx_block(t.fx, d1), fx_block(t.fx, oa), bs);
+    memset(fx_block(t.fx, oa), 0, bs);
+    fx_set_subtree(t.fx, t.docs, 0);
+    struct scan_result *r = scan_fx(t.fx, false);
+    lost_maps(r, 3, 1, d1);
+    ck_assert_ptr_null(by_path(r, "/olda.txt"));
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1639,6 +1667,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_orphan_data_entry);
     tcase_add_test(tc, sweep_orphan_data_entry_stale_links);
     tcase_add_test(tc, sweep_orphan_data_entries_linked);
+    tcase_add_test(tc, sweep_orphan_data_entry_links_other_tree);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
