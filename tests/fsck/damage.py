@@ -32,6 +32,9 @@ a copy of the image gets the damage and:
      links that led to it.  A file the reference rebuilt from an extender
      tree nothing linked may come out with a hole filled: a block the
      damage freed that the tree's slot names.
+     A file may also come out with a hole where the reference kept a
+     block that reads as an old entry: its data write had not landed, so
+     neither holds the file's bytes there.
 
 Files that move to lost+found are counted apart: a directory or a
 sibling's block holds the links to the files below it, and the format
@@ -162,6 +165,29 @@ def covers(data, want, bs):
     return True
 
 
+def entry_bytes(b):
+    """b reads as a LanyFS entry block (SPEC-4): a type byte of a directory
+    or a file, and every reserved byte zero."""
+    return (len(b) >= 360 and b[0] in (0x10, 0x20) and not any(b[4:8]) and not any(b[40:56])
+            and not any(b[88:102]) and not any(b[360:]))
+
+
+def stale_holed(data, want, bs):
+    """data is want but for blocks of zeros where want's block reads as an
+    old entry: a block the file took whose data write had not landed yet
+    (the writer writes data back later), so the reference kept the entry's
+    bytes and the repair of the damaged copy a hole.  Neither holds the
+    file's bytes; the block never did."""
+    if len(data) != len(want):
+        return False
+    zero = bytes(bs)
+    for at in range(0, len(want), bs):
+        w, d = want[at:at + bs], data[at:at + bs]
+        if w != d and not (d == zero[:len(d)] and entry_bytes(w)):
+            return False
+    return True
+
+
 def damage(img, blk, bs, kind, rng):
     with open(img, "r+b") as f:
         f.seek(blk * bs)
@@ -201,6 +227,8 @@ def kept(files, got, blk, bs, tally):
         elif covers(by_path.get(p, b""), data, bs) or any(
                 covers(d, data, bs) for _, _, d in got if len(d) >= len(data)):
             tally["holes filled"] += 1
+        elif any(stale_holed(d, data, bs) for _, _, d in got if len(d) == len(data)):
+            tally["stale blocks holed"] += 1
         else:
             lost.append(p)
     tally["kept"] += len(need) - len(lost)
@@ -299,9 +327,10 @@ def main():
             run([opts["fsck"], "-y", "--no-undo", ref])
             fails += probe(opts, sc, st, ref, int(bs), rng, tally)
     print("damage: %d damaged images, %d failed; of the files the damage did not hold, "
-          "%d came out (%d in place, %d moved to another path, %d with holes filled)"
+          "%d came out (%d in place, %d moved to another path, %d with holes filled, "
+          "%d with unwritten blocks holed)"
           % (tally["images"], fails, tally["kept"], tally["in place"], tally["moved"],
-             tally["holes filled"]))
+             tally["holes filled"], tally["stale blocks holed"]))
     return 1 if fails else 0
 
 
