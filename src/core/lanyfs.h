@@ -154,6 +154,12 @@ struct lanyfs_sb_problem {
 #define LANYFS_SB_PROBLEMS_MAX 16
 
 /*
+ * A major version that is 1 with one bit flipped (3, 5, 9, ..., 129):
+ * LanyFS never had another major, so such a value is damage, not a newer
+ * format.  0 is not counted: the driver mounts it (major <= 1).
+ */
+bool lanyfs_super_major_flipped(uint8_t major);
+/*
  * Judge a decoded superblock against the format and an image of image_bytes
  * bytes (0 = unknown).  Fills up to max problems, returns how many it found
  * (which may exceed max).  Checks magic, type, version (major <= 1), block

@@ -187,3 +187,9 @@ size_t lanyfs_super_check(const struct lanyfs_super *sb, uint64_t image_bytes,
             sb->badblocks, sb->blocks);
     return p.n;
 }
+
+bool lanyfs_super_major_flipped(uint8_t major)
+{
+    unsigned d = (unsigned)major ^ LANYFS_VERSION_MAJOR;
+    return major > LANYFS_VERSION_MAJOR && (d & (d - 1)) == 0;
+}

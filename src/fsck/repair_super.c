@@ -4,7 +4,8 @@
  * The superblock is written last in a repair: one write switches the
  * filesystem from the old free list to the new one ('freehead',
  * 'freetail', 'freeblocks') together with the fields the answers allow to
- * fix (the type byte, an out-of-range 'badblocks', invalid timestamps),
+ * fix (the type byte, a major version of 1 with a bit flipped, an
+ * out-of-range 'badblocks', invalid timestamps),
  * with 'updated' set to the check time and wrcnt counting the write.  All
  * those fields lie in the first 376 bytes, inside the first sector, so the
  * switch lands whole or not at all.
@@ -52,6 +53,10 @@ enum lanyfs_err fsck_super_write(struct fsck_ctx *c, const struct fsck_freelist 
     if (c->allow_super) {
         if (sb.type != LANYFS_TYPE_SUPER) {
             sb.type = LANYFS_TYPE_SUPER;
+            changed = true;
+        }
+        if (lanyfs_super_major_flipped(sb.major)) {
+            sb.major = LANYFS_VERSION_MAJOR;
             changed = true;
         }
         if (sb.badblocks != 0 && sb.badblocks >= sb.blocks) {

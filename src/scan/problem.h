@@ -142,6 +142,10 @@ enum scan_severity {
       N_("superblock block size is {value} bytes, but the root directory at block {block} "    \
          "reads only with {count}-byte blocks, with which 'blocks' fits the image"),           \
       N_("read with the root directory's block size and write a superblock that says so"))    \
+    X(SB_VERSION_FLIPPED, 0x000018, SCAN_SEV_CRITICAL, 0,                                       \
+      N_("superblock major version is {value}: 1, the format's only major, with one bit "       \
+         "flipped (the 2012 driver refuses to mount it)"),                                      \
+      N_("set the major version to 1"))                                                         \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

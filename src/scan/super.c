@@ -5,7 +5,8 @@
  *  - SB_UNREADABLE when the superblock's sector could not be read (its
  *    fields are zeros, so none is judged; the geometry is inferred);
  *  - SB_BAD_MAGIC (then the geometry is inferred: infer.c), SB_BAD_TYPE,
- *    SB_VERSION (major above 1; the scan goes on with the 1.4 layout);
+ *    SB_VERSION (major above 1; the scan goes on with the 1.4 layout), or
+ *    SB_VERSION_FLIPPED when that major is 1 with one bit flipped;
  *  - SB_BAD_BLOCKSIZE, SB_BAD_ADDRLEN (then the geometry is inferred);
  *  - SB_BLOCKSIZE_WRONG (the root is a directory only at another block size,
  *    with which 'blocks' fits the image): the scan reads with that size;
@@ -142,7 +143,11 @@ bool sc_super_pass(struct scan_result *r)
                        NULL, NULL))
             return false;
         if (sb->major > LANYFS_VERSION_MAJOR &&
-            !sc_report(r, &(struct scan_finding){.code = SCAN_PR_SB_VERSION, .value = sb->major},
+            !sc_report(r,
+                       &(struct scan_finding){.code = lanyfs_super_major_flipped(sb->major)
+                                                          ? SCAN_PR_SB_VERSION_FLIPPED
+                                                          : SCAN_PR_SB_VERSION,
+                                              .value = sb->major},
                        NULL, "%u.%u", sb->major, sb->minor))
             return false;
         if (sb->blockbits < LANYFS_BLOCKBITS_MIN || sb->blockbits > LANYFS_BLOCKBITS_MAX) {
