@@ -130,7 +130,11 @@ size_t lanyfs_super_check(const struct lanyfs_super *sb, uint64_t image_bytes,
     if (sb->type != LANYFS_TYPE_SUPER)
         add(&p, LANYFS_E_BADTYPE, "type", false,
             "superblock field 'type' is 0x%02x, not 0xd0", sb->type);
-    if (sb->major > LANYFS_VERSION_MAJOR)
+    if (lanyfs_super_major_flipped(sb->major))
+        add(&p, LANYFS_E_VERSION, "major", true,
+            "superblock version %u.%u is 1.%u with one bit flipped in the major (LanyFS has "
+            "no other major; fsck-lanyfs sets it back)", sb->major, sb->minor, sb->minor);
+    else if (sb->major > LANYFS_VERSION_MAJOR)
         add(&p, LANYFS_E_VERSION, "major", true,
             "superblock version %u.%u is newer than 1.x, which this tool reads", sb->major,
             sb->minor);

@@ -34,6 +34,7 @@
  *   rootbeyond.img  rootdir beyond the device end
  *   badmagic.img    magic overwritten
  *   badversion.img  major version 2
+ *   flipversion.img major version 3: 1 with one bit flipped
  *   badtype.img     superblock type byte 0x20, the rest right (a problem, not fatal)
  *   badgeom.img     block size exponent 13
  *   blank0.img      2 KiB blocks, 3-byte addresses, a file of three blocks,
@@ -484,6 +485,12 @@ static void build_super_cases(void)
     sb.minor = 0;
     fx_super_put(fx, &sb);
     write_image(fx, "badversion.img");
+
+    fx_super_get(fx, &sb);
+    sb.major = 3; /* 1 with bit 1 flipped */
+    sb.minor = 4;
+    fx_super_put(fx, &sb);
+    write_image(fx, "flipversion.img");
 
     fx_super_get(fx, &sb);
     sb.major = 1;
