@@ -8,6 +8,9 @@
  *    block (index: its position in the list); the claim is the visited set,
  *    so the walk ends.  Checks:
  *     - FREE_PTR_RANGE: next beyond the device end;
+ *     - FREE_PTR_ENTRY: next at a block that reads as an entry (a flipped
+ *       or stale next: the walk ends there, the list whole when
+ *       'freetail' names the block before it);
  *     - FREE_CYCLE: next names a chain block already in the list;
  *     - BLOCK_UNREADABLE: a chain block that cannot be read;
  *     - FREE_CHAIN_TYPE: a type other than 0x70 or 0x80 (the walk goes on
@@ -88,6 +91,23 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
             if (cur == r->freehead) {
                 r->head_rejected = true;
                 r->free_complete = false;
+                break;
+            }
+            /* An entry passes for a chain block on its header alone (its
+             * reserved bytes are zero too, its left pointer in range): one
+             * that reads as a whole entry is one, reached through a flipped
+             * or stale next, and its links are no slots.  The list ends
+             * before it; it ends whole when 'freetail' says so (a writer
+             * that keeps it: the next was 0 with a bit flipped). */
+            struct lanyfs_entry e;
+            if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
+                r->free_complete = r->sb_usable && prev != 0 && r->sb.freetail == prev;
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_FREE_PTR_ENTRY,
+                                                      .block = prev, .block2 = cur,
+                                                      .value = h.type},
+                               NULL, NULL))
+                    return false;
                 break;
             }
             bool plausible = sc_zero_from(b, LANYFS_CH_RES4, LANYFS_CH_NEXT) &&

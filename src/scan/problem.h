@@ -244,6 +244,10 @@ enum scan_severity {
     X(FREE_SLOT_METADATA, 0x030008, SCAN_SEV_ERROR, 0,                                          \
       N_("free list: chain block {block} lists block {block2}, which is {text}"),               \
       N_("remove the block from the free list"))                                                \
+    X(FREE_PTR_ENTRY, 0x030009, SCAN_SEV_ERROR, 0,                                              \
+      N_("free list: chain block {block} links to block {block2}, which reads as an entry "     \
+         "(type {value}), not a chain block"),                                                  \
+      N_("rebuild the free list"))                                                              \
     /* ---- pass 4: block ownership ---- */                                                     \
     X(BLOCK_SHARED, 0x040001, SCAN_SEV_ERROR, 0,                                                \
       N_("block {block} is owned by {path} and by {text}"),                                     \
