@@ -1,9 +1,11 @@
 /*
  * flipped.c -- a live file's data slot that one flipped bit moved, found
- * when an orphan's tree or a lost tree names the block it moved to.
+ * when an orphan's tree or a lost tree names the block it moved to; and
+ * an orphaned file's, found when a lost tree names it.
  *
- * A live file is walked before any orphan or lost tree, so a block its
- * slot names is its data, whoever else names it later.  One flipped bit in
+ * A live file is walked before any orphan or lost tree, and an orphan
+ * before any lost tree, so a block its slot names is its data, whoever
+ * else names it later.  One flipped bit in
  * a slot, which the slot's extender keeps without any sign of it, then
  * hands the file another structure's block: the orphan or lost write loses
  * its extender or its data to the live file, and the block the slot named
@@ -76,14 +78,18 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure)
 {
     struct scan_block *c = sc_cell(r, blk);
-    /* A block two live files map is a cross-link fsck copies: not moved. */
-    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
+    /* A block two live files map is a cross-link fsck copies: not moved.
+     * An orphaned file's data is leaked with the file as owner. */
+    if (c == NULL || (c->cls != SCAN_BLK_DATA && c->cls != SCAN_BLK_LEAKED) || c->owner == 0 ||
+        (c->flags & SCAN_BF_SHARED))
         return false;
     struct scan_entry *x = sc_entry(r, c->owner);
     struct sc_aux *a = sc_aux(r, c->owner);
     uint64_t k = c->index;
-    if (x == NULL || a == NULL || x->state != SCAN_ENTRY_LIVE ||
-        !scan_entry_is_file(x) || k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
+    enum scan_entry_state holder =
+        c->cls == SCAN_BLK_DATA ? SCAN_ENTRY_LIVE : SCAN_ENTRY_ORPHAN;
+    if (x == NULL || a == NULL || x->state != holder || !scan_entry_is_file(x) ||
+        k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
         return false;
     uint64_t alt = run_block(r, x, k, blk);
     bool to_hole = false;
@@ -116,7 +122,7 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         a->holes++;
     } else {
         struct scan_block *ac = sc_cell(r, alt);
-        ac->cls = SCAN_BLK_DATA;
+        ac->cls = c->cls;
         ac->flags &= (uint8_t)~SC_BF_CHECKED;
         ac->owner = x->id;
         ac->index = k;

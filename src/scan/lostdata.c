@@ -328,8 +328,10 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (fb != UINT64_MAX && fb >= r->nblocks)
             fb = UINT64_MAX;
         struct scan_block *c = &r->map[s];
-        if (f->level == 0 && fb != UINT64_MAX && c->cls == SCAN_BLK_DATA) {
-            /* A live file's slot one flipped bit moved onto the tree's block. */
+        if (f->level == 0 && fb != UINT64_MAX &&
+            (c->cls == SCAN_BLK_DATA || (c->cls == SCAN_BLK_LEAKED && c->owner != 0))) {
+            /* A live or orphaned file's slot one flipped bit moved onto the
+             * tree's block. */
             char what[64];
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
             bool run = (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||

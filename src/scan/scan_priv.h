@@ -584,7 +584,8 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 /* ---- flipped.c ------------------------------------------------------------ */
 
 /* blk, which an orphan's tree or a lost tree names (claimant: what names
- * it, for the finding), is a live file's data block: when its slot is a
+ * it, for the finding), is a live (or orphaned: leaked, with an owner)
+ * file's data block: when its slot is a
  * flipped bit off the file's run and the block of the run is left over,
  * the file maps that one instead (EXT_SLOT_FLIPPED), and when it is one
  * bit between holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
