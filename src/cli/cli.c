@@ -153,10 +153,13 @@ struct lanyfs_fs *cli_open(struct out_report *r, const char *image, bool force)
         /* A superblock that fails its checks: -f would read past it. */
         struct lanyfs_fs *forced = NULL;
         if (!force && lanyfs_fs_open(image, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &forced,
-                                     NULL) == LANYFS_OK)
-            fprintf(stderr, _("lanyfs: %s: -f reads it all the same, with the geometry and root "
-                              "directory its blocks imply\n"),
-                    image);
+                                     NULL) == LANYFS_OK) {
+            char *shown = out_escape(image, strlen(image), 0);
+            fprintf(stderr, _("lanyfs: %s: -f tries to read it all the same, with the geometry "
+                              "and root directory its blocks imply\n"),
+                    shown);
+            g_free(shown);
+        }
         lanyfs_fs_close(forced);
         return NULL;
     }
