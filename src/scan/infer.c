@@ -277,16 +277,30 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
     for (uint64_t i = 1; i < k; i++) {
         if (mark[i] != 1)
             continue;
-        uint64_t len = 0, cur = i;
+        /* A head whose slots are all empty, with a chain block after it,
+         * was used up and handed out (the writer takes the chain block
+         * itself last and moves 'freehead' on); a data write that has not
+         * landed leaves it reading as the old head.  The list starts after
+         * it. */
+        uint64_t head = i, hops = 0;
+        for (;;) {
+            const uint8_t *hb = blk_at(s, g->blockbits, head);
+            uint64_t next = lanyfs_get64(hb + LANYFS_CH_NEXT);
+            if (!sc_zero_from(hb, LANYFS_CH_SLOTS, g->blocksize) || next == 0 || next >= k ||
+                !(mark[next] & 1) || ++hops >= k)
+                break;
+            head = next;
+        }
+        uint64_t len = 0, cur = head;
         while (cur != 0 && cur < k && (mark[cur] & 1) && len < k) {
             len++;
             cur = lanyfs_get64(blk_at(s, g->blockbits, cur) + LANYFS_CH_NEXT);
         }
-        int rank = head_rank(blk_at(s, g->blockbits, i), i);
+        int rank = head_rank(blk_at(s, g->blockbits, head), head);
         if (best == 0 || rank > best_rank || (rank == best_rank && len > best_len)) {
             best_len = len;
             best_rank = rank;
-            best = i;
+            best = head;
         }
     }
     free(mark);
