@@ -107,6 +107,28 @@ def remove_db(db):
             os.remove(x)
 
 
+def tree_blocks(image, bs, alen, nblocks, top):
+    """The extender tree at top and every block its slots name (SPEC-5:
+    type 0x80, the level at byte 4, addrlen-byte slots from byte 5)."""
+    out, todo = set(), [top]
+    while todo:
+        blk = todo.pop()
+        if blk in out or not 0 < blk < nblocks:
+            continue
+        b = image[blk * bs:(blk + 1) * bs]
+        out.add(blk)
+        if len(b) < bs or b[0] != 0x80:
+            continue
+        for i in range((bs - 5) // alen):
+            v = int.from_bytes(b[5 + i * alen:5 + (i + 1) * alen], "little")
+            if 0 < v < nblocks:
+                if b[4] > 0:
+                    todo.append(v)
+                else:
+                    out.add(v)
+    return out
+
+
 def blocks_by_entry(lanyfs, work, img):
     """Scan img: {entry block: blocks the entry holds}, its metadata blocks
     and its block count."""
@@ -126,6 +148,15 @@ def blocks_by_entry(lanyfs, work, img):
             "SELECT first, count, owner FROM block_runs WHERE class IN (%s)" % EXTENDER_CLASSES):
         if owner in held:
             held[owner].update(range(first, first + count))
+    # A lost tree paired with its entry (its data pointer and size never
+    # landed) is that file's: the repair links it, with a copy of each block
+    # its slots name that something else holds.
+    bs, alen, nb = con.execute("SELECT block_size, address_length, blocks FROM scans").fetchone()
+    with open(img, "rb") as f:
+        image = f.read()
+    for eid, top in con.execute("SELECT entry, top FROM lost_trees WHERE entry IS NOT NULL"):
+        if eid in held:
+            held[eid].update(tree_blocks(image, bs, alen, nb, top))
     meta = set()
     for first, count in con.execute(
             "SELECT first, count FROM block_runs WHERE class IN (%s)" % META_CLASSES):
