@@ -21,14 +21,15 @@
  *    entry was deleted by then (one created later is the file's stale map
  *    naming a block handed out again: the entry wins, as release_entries
  *    in files.c decides for a live file);
- *  - nothing links the entry, and it links no other orphaned entry or
- *    orphan extender than the file and the file's top (a deleted file's
- *    blocks are handed out again together): an entry with a tree of its
- *    own below it is kept.  Stale links do not count: a file's data
- *    pointer that names an entry, a link to an entry another orphan
- *    links too, and links among such old entries or into the orphaned
- *    files' trees (a deleted tree's entries and blocks are handed out
- *    together, so several of them end up in one file).
+ *  - nothing links the entry, and its subtree (a directory's entries, a
+ *    file's data) links no other orphaned entry or orphan extender than
+ *    the file and the file's top (a deleted file's blocks are handed out
+ *    again together): an entry with a tree of its own below it is kept.
+ *    Its left and right links, to siblings, do not count, nor do stale
+ *    links: a file's data pointer that names an entry, a link to an
+ *    entry another orphan links too, and links among such old entries or
+ *    into the orphaned files' trees (a deleted tree's entries and blocks
+ *    are handed out together, so several of them end up in one file).
  * The block then goes to the file in its own walk (link_orphans).
  */
 #include <stdlib.h>
@@ -55,16 +56,21 @@ static void set_bit(uint64_t *m, uint64_t b)
     m[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
-/* Does e link an orphaned entry or an orphan extender other than file x,
- * x's top, the blocks of the orphaned files' trees (in_tree: which they
- * took over with e's block, when e was a file whose blocks were handed out
- * to them) and the old entries in files' data (in_data)? */
+/* Does e's subtree (a directory's entries, a file's data pointer) link an
+ * orphaned entry or an orphan extender other than file x, x's top, the
+ * blocks of the orphaned files' trees (in_tree: which they took over with
+ * e's block, when e was a file whose blocks were handed out to them) and
+ * the old entries in files' data (in_data)?  Its left and right links are
+ * its siblings in a parent's tree: taking e for data leaves them orphans
+ * of their own, which lose nothing, and an old entry's sibling links are
+ * stale (correct:485 state 9622 and correct:497 state 6547, where the
+ * damaged parent was the only other link to that sibling). */
 static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
                           const struct scan_entry *x, const uint64_t *linked,
                           const uint64_t *in_data, const uint64_t *in_tree)
 {
     uint64_t own[3] = {e->e.left, e->e.right, e->e.subtree};
-    for (int j = 0; j < 3; j++) {
+    for (int j = 2; j < 3; j++) {
         if (own[j] == x->block || own[j] == x->e.subtree ||
             (own[j] < r->nblocks && (bit(in_data, own[j]) || bit(in_tree, own[j]))))
             continue;

@@ -1210,6 +1210,39 @@ START_TEST(sweep_orphan_data_entry_links_other_tree)
 }
 END_TEST
 
+/* An old entry in an orphaned file's data whose sibling link is the only
+ * link left to an orphaned entry (the parent that linked it is damaged):
+ * sibling links of an old entry are stale, and the sibling comes out as an
+ * orphan of its own (correct:497 state 6547, /m5 damaged). */
+START_TEST(sweep_orphan_data_entry_sibling_link)
+{
+    struct tree t = small(9, 4, 300);
+    uint32_t bs = fx_blocksize(t.fx);
+    uint64_t in = lost_file(&t, 3, 11);
+    uint64_t topblk = fx_get_subtree(t.fx, t.docs);
+    struct lanyfs_entry top;
+    fx_entry_get(t.fx, topblk, &top);
+    uint64_t other = top.left ? top.left : top.right;
+    ck_assert_uint_ne(other, 0);
+    fx_set_left(t.fx, topblk, 0);
+    fx_set_right(t.fx, topblk, 0);
+    uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
+    ck_assert(oa);
+    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
+    fx_set_right(t.fx, oa, other);
+    memcpy(fx_block(t.fx, d1), fx_block(t.fx, oa), bs);
+    memset(fx_block(t.fx, oa), 0, bs);
+    fx_set_subtree(t.fx, t.docs, 0);
+    struct scan_result *r = scan_fx(t.fx, false);
+    lost_maps(r, 3, 1, d1);
+    ck_assert_ptr_null(by_path(r, "/olda.txt"));
+    const struct scan_block *c = &scan_blocks(r)[other];
+    ck_assert_int_eq(c->cls, SCAN_BLK_ORPHAN);
+    scan_result_free(r);
+    fx_free(t.fx);
+}
+END_TEST
+
 START_TEST(marks_driver_writer)
 {
     char *path = u_tmpname();
@@ -1668,6 +1701,7 @@ static Suite *make(void)
     tcase_add_test(tc, sweep_orphan_data_entry_stale_links);
     tcase_add_test(tc, sweep_orphan_data_entries_linked);
     tcase_add_test(tc, sweep_orphan_data_entry_links_other_tree);
+    tcase_add_test(tc, sweep_orphan_data_entry_sibling_link);
     tcase_add_test(tc, sweep_reads_once);
     tcase_add_test(tc, marks_driver_writer);
     tcase_add_test(tc, counters_torn_chain);
