@@ -10,7 +10,8 @@
  * successful scan; every finding has a catalogue row and a message with
  * every field filled; every map cell has a class and an owner that exists;
  * entries are numbered 1.. in order, have a path, and list only blocks
- * inside the device; the summary's classes add up to the map.
+ * inside the device; the summary's classes add up to the map.  Without a
+ * given geometry, scan_locate (lanyfs ls -f) must find the scan's geometry.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -91,6 +92,52 @@ static void check_entries(const struct scan_result *r)
                "entries found by ids that do not exist");
 }
 
+/*
+ * The light path of `lanyfs ls -f` (scan_locate, then reads through the
+ * superblock it implies) over the image the scan just read: the geometry
+ * must be the scan's, the root inside the device, and the root's listing
+ * must not fail in any way but a clean error.
+ */
+static void check_locate(const char *path, const struct scan_result *r)
+{
+    struct lanyfs_fs *fs = NULL;
+    struct lanyfs_error err;
+    if (lanyfs_fs_open(path, LANYFS_OPEN_FORCE | LANYFS_OPEN_BAD0, &fs, &err) != LANYFS_OK)
+        return;
+    struct scan_location loc;
+    if (scan_locate(fs, &loc, &err) != LANYFS_OK) {
+        FUZZ_CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL, "unterminated message");
+        lanyfs_fs_close(fs);
+        return;
+    }
+    const struct lanyfs_geom *g = scan_geom(r);
+    FUZZ_CHECK(loc.blockbits == g->blockbits && loc.addrlen == g->addrlen,
+               "located %u:%u, scanned %u:%u", loc.blockbits, loc.addrlen, g->blockbits,
+               g->addrlen);
+    FUZZ_CHECK(loc.rootdir < loc.blocks || loc.rootdir == 0, "root %llu of %llu blocks",
+               (unsigned long long)loc.rootdir, (unsigned long long)loc.blocks);
+    FUZZ_CHECK(loc.how == NULL || strlen(loc.how) > 0, "empty account of the inference");
+    if (loc.rootdir != 0) {
+        struct lanyfs_super sb = *lanyfs_fs_super(fs);
+        sb.blockbits = (uint8_t)loc.blockbits;
+        sb.addrlen = (uint8_t)loc.addrlen;
+        sb.blocks = loc.blocks;
+        sb.rootdir = loc.rootdir;
+        if (lanyfs_fs_assume_super(fs, &sb, &err) == LANYFS_OK) {
+            uint64_t blk;
+            struct lanyfs_entry e;
+            if (lanyfs_path_resolve(fs, "/", &blk, &e, &err) == LANYFS_OK)
+                FUZZ_CHECK(blk == loc.rootdir, "root resolved to %llu, located %llu",
+                           (unsigned long long)blk, (unsigned long long)loc.rootdir);
+            else
+                FUZZ_CHECK(memchr(err.msg, '\0', sizeof(err.msg)) != NULL,
+                           "unterminated message");
+        }
+    }
+    scan_location_free(&loc);
+    lanyfs_fs_close(fs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct scan_result *r = NULL;
@@ -117,6 +164,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_findings(r);
     check_map(r);
     check_entries(r);
+    if (so.blocksize == 0)
+        check_locate(fuzz_memfd_image(data, size, NULL), r);
     scan_result_free(r);
     return 0;
 }
