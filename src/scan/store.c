@@ -1768,6 +1768,12 @@ enum lanyfs_err store_get_scan(struct store_db *db, int64_t scan_id, struct stor
     return rc;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Collects ids for store_list_scans. */
 struct id_list {
     int64_t *ids;
@@ -1811,6 +1817,10 @@ enum lanyfs_err store_list_scans(struct store_db *db, const char *image_path,
                        id_row, &l, err);
     if (rc != LANYFS_OK || l.n == 0)
         goto out;
+    /* ORDER BY sorts integers before text and blobs, which a database that
+     * is not ours may hold in id and which read back as numbers: the ids
+     * are sorted as they are read. */
+    qsort(l.ids, l.n, sizeof(*l.ids), cmp_i64);
     scans = calloc(l.n, sizeof(*scans));
     if (scans == NULL) {
         rc = nomem(db, "SELECT FROM scans", err);

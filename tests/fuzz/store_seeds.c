@@ -256,6 +256,13 @@ static void emit(struct emit *em, const char *name, const struct prog *p)
     em->n++;
 }
 
+/* An edit program as libFuzzer found it, byte for byte. */
+static void raw(struct prog *p, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        put(p, b[i]);
+}
+
 #define SEED(name, ...)                   \
     do {                                  \
         struct prog p_ = {.n = 0};        \
@@ -349,5 +356,12 @@ int fuzz_store_seeds(fuzz_seed_cb cb, void *ctx)
     /* A run at block 2^64 - 5 (-5 in SQL, sorted first): counted by
      * store_counters, first, though store_block_runs never gives it. */
     SEED("regress-counters-negative-first", set_int(p, "block_runs", 6, "first", -5));
+    /* Scans whose ids read back 0, 2, 0: ORDER BY id puts a text or blob id
+     * after the integers, and it reads as 0 (store_list_scans sorts now). */
+    static const uint8_t scans_text_id[] = {
+        0x04, 0x02, 0x07, 0x02, 0x00, 0x00, 0x02, 0x00, 0x00, 0x01, 0x00, 0x07, 0x00,
+        0x02, 0x01, 0x90, 0x00, 0xd2, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x04, 0x02,
+    };
+    SEED("regress-scans-id-order", raw(p, scans_text_id, sizeof(scans_text_id)));
     return em.n;
 }
