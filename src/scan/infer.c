@@ -296,7 +296,11 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
             len++;
             cur = lanyfs_get64(blk_at(s, g->blockbits, cur) + LANYFS_CH_NEXT);
         }
-        int rank = head_rank(blk_at(s, g->blockbits, head), head);
+        /* A head that lists nothing and leads nowhere is a spent chain
+         * block left behind: any list that lists blocks goes first. */
+        int rank = sc_zero_from(blk_at(s, g->blockbits, head), LANYFS_CH_SLOTS, g->blocksize)
+                       ? -1
+                       : head_rank(blk_at(s, g->blockbits, head), head);
         if (best == 0 || rank > best_rank || (rank == best_rank && len > best_len)) {
             best_len = len;
             best_rank = rank;
