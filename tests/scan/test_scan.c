@@ -1182,62 +1182,64 @@ START_TEST(sweep_orphan_data_entries_linked)
 }
 END_TEST
 
-/* An old entry in an orphaned file's data whose link names an entry of
- * another orphaned tree, which that tree's own entry links: the old link is
- * stale and does not keep the old entry (correct:485 state 9622, /old83
- * damaged). */
+/*
+ * /lost/in.txt orphaned with an old entry, olda.txt, in its data block 1,
+ * whose sibling link names the other entry below /docs (cut: after that
+ * entry's own link to it is cleared, so that only olda.txt links it).  The
+ * scan must take olda.txt for the file's data; *other receives the
+ * sibling's block.
+ */
+static struct scan_result *old_entry_links_sibling(struct tree *t, uint32_t seed, bool cut,
+                                                   uint64_t *other)
+{
+    uint32_t bs = fx_blocksize(t->fx);
+    uint64_t in = lost_file(t, 3, seed);
+    uint64_t topblk = fx_get_subtree(t->fx, t->docs);
+    struct lanyfs_entry top;
+    fx_entry_get(t->fx, topblk, &top);
+    *other = top.left ? top.left : top.right;
+    ck_assert_uint_ne(*other, 0);
+    if (cut) {
+        fx_set_left(t->fx, topblk, 0);
+        fx_set_right(t->fx, topblk, 0);
+    }
+    uint64_t oa = fx_entry_new(t->fx, LANYFS_TYPE_FILE, "olda.txt", 8);
+    ck_assert(oa);
+    uint64_t d1 = fx_file_dblk(t->fx, in, 1, NULL, NULL);
+    if (cut)
+        fx_set_right(t->fx, oa, *other);
+    else
+        fx_set_left(t->fx, oa, *other);
+    memcpy(fx_block(t->fx, d1), fx_block(t->fx, oa), bs);
+    memset(fx_block(t->fx, oa), 0, bs);
+    fx_set_subtree(t->fx, t->docs, 0);
+    struct scan_result *r = scan_fx(t->fx, false);
+    lost_maps(r, 3, 1, d1);
+    ck_assert_ptr_null(by_path(r, "/olda.txt"));
+    return r;
+}
+
+/* The sibling is linked by its own orphaned tree as well: the old entry's
+ * link is stale (correct:485 state 9622, /old83 damaged). */
 START_TEST(sweep_orphan_data_entry_links_other_tree)
 {
     struct tree t = small(9, 4, 300);
-    uint32_t bs = fx_blocksize(t.fx);
-    uint64_t in = lost_file(&t, 3, 9);
-    struct lanyfs_entry top;
-    fx_entry_get(t.fx, fx_get_subtree(t.fx, t.docs), &top);
-    uint64_t other = top.left ? top.left : top.right; /* linked by the orphaned top only */
-    ck_assert_uint_ne(other, 0);
-    uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
-    ck_assert(oa);
-    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
-    fx_set_left(t.fx, oa, other);
-    memcpy(fx_block(t.fx, d1), fx_block(t.fx, oa), bs);
-    memset(fx_block(t.fx, oa), 0, bs);
-    fx_set_subtree(t.fx, t.docs, 0);
-    struct scan_result *r = scan_fx(t.fx, false);
-    lost_maps(r, 3, 1, d1);
-    ck_assert_ptr_null(by_path(r, "/olda.txt"));
-    scan_result_free(r);
+    uint64_t other;
+    scan_result_free(old_entry_links_sibling(&t, 9, false, &other));
     fx_free(t.fx);
 }
 END_TEST
 
-/* An old entry in an orphaned file's data whose sibling link is the only
- * link left to an orphaned entry (the parent that linked it is damaged):
- * sibling links of an old entry are stale, and the sibling comes out as an
- * orphan of its own (correct:497 state 6547, /m5 damaged). */
+/* Only the old entry links the sibling (the parent that linked it is
+ * damaged): sibling links of an old entry are stale all the same, and the
+ * sibling comes out as an orphan of its own (correct:497 state 6547, /m5
+ * damaged). */
 START_TEST(sweep_orphan_data_entry_sibling_link)
 {
     struct tree t = small(9, 4, 300);
-    uint32_t bs = fx_blocksize(t.fx);
-    uint64_t in = lost_file(&t, 3, 11);
-    uint64_t topblk = fx_get_subtree(t.fx, t.docs);
-    struct lanyfs_entry top;
-    fx_entry_get(t.fx, topblk, &top);
-    uint64_t other = top.left ? top.left : top.right;
-    ck_assert_uint_ne(other, 0);
-    fx_set_left(t.fx, topblk, 0);
-    fx_set_right(t.fx, topblk, 0);
-    uint64_t oa = fx_entry_new(t.fx, LANYFS_TYPE_FILE, "olda.txt", 8);
-    ck_assert(oa);
-    uint64_t d1 = fx_file_dblk(t.fx, in, 1, NULL, NULL);
-    fx_set_right(t.fx, oa, other);
-    memcpy(fx_block(t.fx, d1), fx_block(t.fx, oa), bs);
-    memset(fx_block(t.fx, oa), 0, bs);
-    fx_set_subtree(t.fx, t.docs, 0);
-    struct scan_result *r = scan_fx(t.fx, false);
-    lost_maps(r, 3, 1, d1);
-    ck_assert_ptr_null(by_path(r, "/olda.txt"));
-    const struct scan_block *c = &scan_blocks(r)[other];
-    ck_assert_int_eq(c->cls, SCAN_BLK_ORPHAN);
+    uint64_t other;
+    struct scan_result *r = old_entry_links_sibling(&t, 11, true, &other);
+    ck_assert_int_eq(scan_blocks(r)[other].cls, SCAN_BLK_ORPHAN);
     scan_result_free(r);
     fx_free(t.fx);
 }
