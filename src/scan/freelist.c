@@ -101,7 +101,8 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
              * that keeps it: the next was 0 with a bit flipped). */
             struct lanyfs_entry e;
             if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
-                r->free_complete = r->sb_usable && prev != 0 && r->sb.freetail == prev;
+                r->free_complete =
+                    r->free_complete && r->sb_usable && prev != 0 && r->sb.freetail == prev;
                 if (!sc_report(r,
                                &(struct scan_finding){.code = SCAN_PR_FREE_PTR_ENTRY,
                                                       .block = prev, .block2 = cur,
