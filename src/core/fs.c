@@ -207,7 +207,6 @@ enum lanyfs_err lanyfs_fs_assume_super(struct lanyfs_fs *fs, const struct lanyfs
     if (rc != LANYFS_OK)
         return rc;
     fs->sb = *sb;
-    fs->geom.blocks = sb->blocks;
     return LANYFS_OK;
 }
 

@@ -283,11 +283,12 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
          * landed leaves it reading as the old head.  The list starts after
          * it. */
         uint64_t head = i, hops = 0;
+        bool spent;
         for (;;) {
             const uint8_t *hb = blk_at(s, g->blockbits, head);
             uint64_t next = lanyfs_get64(hb + LANYFS_CH_NEXT);
-            if (!sc_zero_from(hb, LANYFS_CH_SLOTS, g->blocksize) || next == 0 || next >= k ||
-                !(mark[next] & 1) || ++hops >= k)
+            spent = sc_zero_from(hb, LANYFS_CH_SLOTS, g->blocksize);
+            if (!spent || next == 0 || next >= k || !(mark[next] & 1) || ++hops >= k)
                 break;
             head = next;
         }
@@ -298,9 +299,7 @@ static uint64_t infer_freehead(const struct sample *s, const struct lanyfs_geom 
         }
         /* A head that lists nothing and leads nowhere is a spent chain
          * block left behind: any list that lists blocks goes first. */
-        int rank = sc_zero_from(blk_at(s, g->blockbits, head), LANYFS_CH_SLOTS, g->blocksize)
-                       ? -1
-                       : head_rank(blk_at(s, g->blockbits, head), head);
+        int rank = spent ? -1 : head_rank(blk_at(s, g->blockbits, head), head);
         if (best == 0 || rank > best_rank || (rank == best_rank && len > best_len)) {
             best_len = len;
             best_rank = rank;
