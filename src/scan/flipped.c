@@ -13,7 +13,7 @@
  * blocks are simply scattered is all on the disk:
  *  - a neighbour of the slot in the file (file block k - 1 or k + 1) makes
  *    a run that the slot breaks: prev + 1 or next - 1 (the same block when
- *    both qualify);
+ *    both qualify), and the slot makes no run with the other neighbour;
  *  - the block that would continue the run differs from the slot's block
  *    in exactly one bit, lies inside the device, and the sweep left it to
  *    nobody (leaked or unknown, in no list, linked from no candidate);
@@ -66,6 +66,10 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
 {
     uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
     uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
+    /* A slot that already continues a run with either neighbour breaks
+     * none: the run the other side would make is no sign of a flip. */
+    if ((prev != 0 && prev < UINT64_MAX && blk == prev + 1) || (next > 1 && blk == next - 1))
+        return 0;
     uint64_t a = prev != 0 && prev < UINT64_MAX ? prev + 1 : 0;
     uint64_t b = next > 1 ? next - 1 : 0;
     bool a_ok = a != 0 && a < r->dev_blocks && one_bit(a ^ blk) && left_over(r, a);
