@@ -29,7 +29,7 @@
  *    first, and among those alike the ones whose file is known (below);
  *    a block two candidates' data slots name, met at a slot with no data
  *    slot beside it, last (a flipped slot stands alone, a write's blocks
- *    come in runs); a block a live file maps only past its size is a
+ *    come in runs), to the tree that maps it lowest in its file; a block a live file maps only past its size is a
  *    leftover or a damaged slot, which a tree may take;
  *  - the file it belongs to, when the disk tells: the file entry in the
  *    block just before the top, whose data pointer is 0 and whose counter
@@ -453,9 +453,24 @@ static int cmp_ltop(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Deferred claims by block, then by file block, then in the order made. */
+static int cmp_defer(const void *a, const void *b)
+{
+    const struct ldefer *x = *(const struct ldefer *const *)a, *y = *(const struct ldefer *const *)b;
+    if (x->blk != y->blk)
+        return x->blk < y->blk ? -1 : 1;
+    if (x->fb != y->fb)
+        return x->fb < y->fb ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 /*
- * The deferred blocks, in the order the trees deferred them: each goes to
- * its tree when no other tree took it and it holds something.
+ * The deferred blocks: each goes to a tree that claims it when no other
+ * tree took it and it holds something.  Among the trees that claim one
+ * block, the one that maps it at the lowest file block goes first: a
+ * lost write begins at its file's first blocks, while one flipped bit in
+ * an empty slot (a hole, or an extender the 2012 driver emptied and left,
+ * SPEC-9.4) names a block wherever the slot lies.
  */
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
                              size_t first_tree, bool driver, uint8_t *b)
@@ -466,13 +481,20 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
      * search each, not a pass over every tree. */
     size_t nt = r->nlost - first_tree;
     struct ltop *tops = malloc(nt * sizeof(*tops));
-    if (tops == NULL)
+    const struct ldefer **order = malloc(d->n * sizeof(*order));
+    if (tops == NULL || order == NULL) {
+        free(tops);
+        free(order);
         return sc_oom(r);
+    }
     for (size_t k = 0; k < nt; k++)
         tops[k] = (struct ltop){r->lost[first_tree + k].top, first_tree + k};
     qsort(tops, nt, sizeof(*tops), cmp_ltop);
+    for (size_t i = 0; i < d->n; i++)
+        order[i] = &d->v[i];
+    qsort(order, d->n, sizeof(*order), cmp_defer);
     for (size_t i = 0; i < d->n; i++) {
-        const struct ldefer *e = &d->v[i];
+        const struct ldefer *e = order[i];
         struct scan_block *c = &r->map[e->blk];
         if (!deferred_free(r, e, seen, driver))
             continue;
@@ -489,6 +511,7 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
             uint64_t *nd = realloc(t->data, (size_t)(e->fb + 1) * sizeof(*nd));
             if (nd == NULL) {
                 free(tops);
+                free(order);
                 return sc_oom(r);
             }
             memset(nd + t->ndata, 0, (size_t)more * sizeof(*nd));
@@ -508,7 +531,41 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
         t->size = tree_size(r, t, b);
     }
     free(tops);
+    free(order);
     return true;
+}
+
+/*
+ * For the trees that map only contested blocks (shells), which of their
+ * claims may take a block: of the claims on one block that the trees
+ * before left free, the one at the lowest file block, as resolve_deferred
+ * orders them.  An array of d->n flags, NULL when memory runs out.
+ */
+static bool *shell_winners(struct scan_result *r, const struct ldefers *d,
+                           const struct lshell *shells, size_t nshells, const uint64_t *seen,
+                           bool driver)
+{
+    bool *win = calloc(d->n ? d->n : 1, sizeof(*win));
+    const struct ldefer **order = malloc((d->n ? d->n : 1) * sizeof(*order));
+    if (win == NULL || order == NULL) {
+        free(win);
+        free(order);
+        return NULL;
+    }
+    size_t m = 0;
+    for (size_t k = 0; k < nshells; k++)
+        for (size_t i = shells[k].from; i < shells[k].to && i < d->n; i++)
+            order[m++] = &d->v[i];
+    qsort(order, m, sizeof(*order), cmp_defer);
+    bool taken = false; /* the block of order[j - 1] has its claim */
+    for (size_t j = 0; j < m; j++) {
+        if (j == 0 || order[j]->blk != order[j - 1]->blk)
+            taken = false;
+        if (!taken && deferred_free(r, order[j], seen, driver))
+            win[order[j] - d->v] = taken = true;
+    }
+    free(order);
+    return win;
 }
 
 bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first)
@@ -523,6 +580,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice};
+    bool *win = NULL; /* shell_winners */
     struct lshell *shells = NULL;
     size_t nshells = 0, shells_cap = 0;
     size_t cap = 0, first_tree = r->nlost;
@@ -624,12 +682,16 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     }
     if (!resolve_deferred(r, &d, seen, first_tree, driver, b))
         goto out;
+    if (nshells > 0 && (win = shell_winners(r, &d, shells, nshells, seen, driver)) == NULL) {
+        ok = sc_oom(r);
+        goto out;
+    }
     for (size_t k = 0; k < nshells; k++) {
         struct lshell *sh = &shells[k];
         size_t npairs = 0;
         for (size_t i = sh->from; i < sh->to; i++) {
             const struct ldefer *e = &d.v[i];
-            if (!deferred_free(r, e, seen, driver) || zero_block(r, e->blk, b))
+            if (!win[i] || !deferred_free(r, e, seen, driver) || zero_block(r, e->blk, b))
                 continue;
             if (!take_data(r, seen, &pairs, &npairs, &cap, e->fb, e->blk)) {
                 ok = sc_oom(r);
@@ -666,6 +728,7 @@ out:
     free(later);
     free(named);
     free(twice);
+    free(win);
     free(d.v);
     for (size_t k = 0; k < nshells; k++)
         free(shells[k].exts);
