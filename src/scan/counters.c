@@ -33,13 +33,21 @@
 #include "scan_priv.h"
 #include "slots.h"
 
-bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
+/* What a chain block's slots say of the writes since each origin. */
+struct chain_bounds {
+    uint32_t filled;  /* filled slots: pushes since made empty from a freed block */
+    uint32_t holes;   /* empty slots before filled ones: pops, when they rise the formatter's way */
+    uint32_t differ;  /* slots off the formatter's pattern: pops and pushes since it */
+    bool rising;      /* the filled slots rise */
+};
+
+static void chain_bounds(const struct scan_result *r, uint64_t blk, const uint8_t *b,
+                         struct chain_bounds *cb)
 {
     const struct lanyfs_geom *g = &r->g;
-    uint16_t w = lanyfs_get16(b + LANYFS_HDR_WRCNT);
-    uint32_t filled = 0, holes = 0, pending = 0, differ = 0;
+    uint32_t pending = 0;
     uint64_t prev = 0;
-    bool rising = true;
+    *cb = (struct chain_bounds){.rising = true};
     uint32_t fill = (b[0] == LANYFS_TYPE_EXT || lanyfs_chain_slot(g, b, g->chainmax - 1) != 0)
                         ? g->chainmax
                         : g->chainmax - 1;
@@ -51,23 +59,43 @@ bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
         uint64_t s = lanyfs_chain_slot(g, b, i);
         bool formatter_value = i < fill && s == blk + 1 + i;
         if (i < fill ? !formatter_value : s != 0)
-            differ++;
+            cb->differ++;
         if (s == 0) {
             pending++;
             continue;
         }
-        filled++;
-        holes += pending;
+        cb->filled++;
+        cb->holes += pending;
         pending = 0;
         if (prev != 0 && s <= prev)
-            rising = false;
+            cb->rising = false;
         prev = s;
     }
-    if (filled <= w || (rising && holes <= w) || differ <= w)
+}
+
+/* Can the formatter's full block have come to these slots in w writes? */
+static bool formatter_origin_ok(const struct chain_bounds *cb, uint16_t w)
+{
+    return (cb->rising && cb->holes <= w) || cb->differ <= w;
+}
+
+bool sc_chain_counter_formatter(const struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    struct chain_bounds cb;
+    chain_bounds(r, blk, b, &cb);
+    return formatter_origin_ok(&cb, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+}
+
+bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    uint16_t w = lanyfs_get16(b + LANYFS_HDR_WRCNT);
+    struct chain_bounds cb;
+    chain_bounds(r, blk, b, &cb);
+    if (cb.filled <= w || formatter_origin_ok(&cb, w))
         return true;
-    uint32_t least = filled < differ ? filled : differ;
-    if (rising && holes < least)
-        least = holes;
+    uint32_t least = cb.filled < cb.differ ? cb.filled : cb.differ;
+    if (cb.rising && cb.holes < least)
+        least = cb.holes;
     r->map[blk].flags |= SCAN_BF_TORN;
     return sc_report(r,
                      &(struct scan_finding){.code = SCAN_PR_TORN_CHAIN_COUNTER, .block = blk,

@@ -606,6 +606,8 @@ bool sc_orphan_data_entries(struct scan_result *r);
 
 /* A chain block's counter against its slots (called by the free-list walk). */
 bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b);
+/* Does the block's counter allow that the formatter wrote it full (SPEC-10)? */
+bool sc_chain_counter_formatter(const struct scan_result *r, uint64_t blk, const uint8_t *b);
 /*
  * A block whose sectors tell different stories, judged as its class.  The
  * walks call sc_counter_torn_early with the bytes they read when they claim

@@ -125,7 +125,14 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     }
     bool chain = sc_probe_chain(g, r->dev_blocks, b);
     bool ext = sc_probe_extender(g, r->dev_blocks, b);
-    if (chain && b[0] == LANYFS_TYPE_EXT && ext && !sc_chain_formatter_like(g, blk, b, NULL))
+    /* Only the formatter writes chain blocks of type 0x80: one is no chain
+     * block when its counter is too low for the writes that would have
+     * changed the formatter's full block into it (an extender with one
+     * flipped bit that puts a slot past the device, so that it reads as
+     * no extender), nor when it reads as an extender too and its slots
+     * are not the formatter's pattern. */
+    if (chain && b[0] == LANYFS_TYPE_EXT &&
+        (!sc_chain_counter_formatter(r, blk, b) || (ext && !sc_chain_formatter_like(g, blk, b, NULL))))
         chain = false;
     if (chain) {
         c->cls = SCAN_BLK_LEAKED;
