@@ -20,7 +20,8 @@
  *         the copy, except in a lost tree a file takes (LOST_DATA_TREE,
  *         UNLINKED_FILE_DATA) or an orphan whose block a live file holds:
  *         such a slot is an old extender's, whose blocks the scan left to
- *         their holders, and is cleared (a block two relinked orphans map
+ *         their holders, and is cleared (a lost tree claims only the data
+ *         blocks the scan gave it, so another tree's are left to that one) (a block two relinked orphans map
  *         is copied, orphans_share); a copied extender is copied whole (its own slots
  *         pointing to copies where they are shared).  Slot changes of the
  *         file's own extenders become edits written in place (phase 2);
@@ -60,7 +61,28 @@ struct fwalk {
     uint64_t top_mapped;       /* highest file block mapped + 1 */
     struct lanyfs_blockset *seen; /* build: blocks of its own already met once */
     uint8_t *buf[FSCK_LEVEL_MAX + 2]; /* one block per level */
+    const struct scan_lost_tree *lt; /* the lost tree it takes, NULL when none */
 };
+
+/* The lost tree whose top the adopting entry t now links, NULL when none. */
+static const struct scan_lost_tree *adopted_tree(const struct fsck_ctx *c, const struct tentry *t)
+{
+    if (!t->adopted || t->e.subtree == 0 || c->scan == NULL)
+        return NULL;
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(c->scan, &lt);
+    for (size_t k = 0; k < n; k++)
+        if (lt[k].top == t->e.subtree)
+            return &lt[k];
+    return NULL;
+}
+
+/* Did the scan give data block blk to the lost tree at file block fb?  An
+ * old extender's slots may name blocks the scan gave to another tree. */
+static bool tree_gives(const struct fwalk *w, uint64_t fb, uint64_t blk)
+{
+    return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk);
+}
 
 static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
 {
@@ -75,6 +97,7 @@ static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
     w->needed = lanyfs_geom_blocks_for_size(&c->g, w->t->e.size);
     if (w->allowed && (w->t->marks & FSCK_M_FIRST_OVER) && w->t->cut_to < w->needed)
         w->needed = w->t->cut_to;
+    w->lt = adopted_tree(c, w->t);
     w->seen = lanyfs_blockset_new();
     if (w->seen == NULL)
         return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
@@ -185,7 +208,7 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
             continue;
         if (level == 0) {
             uint64_t fixed = slot_value(w, blk, i, v);
-            if (fixed != 0)
+            if (fixed != 0 && tree_gives(w, fb, fixed))
                 fsck_claim(c, fixed, w->dkind, w->who);
         } else {
             claim_ext(w, v, level - 1, fb, depth + 1); /* uses deeper buffers only */
@@ -342,6 +365,8 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
                 /* unreadable: kept as it is */
             } else if (c->kind[v] != OWN_FREE && w->allowed) {
                 nv[i].blk = 0; /* the superblock, an entry, or a block kept for another */
+            } else if (w->allowed && !tree_gives(w, fb, v)) {
+                nv[i].blk = 0; /* a block the scan left out of the lost tree */
             }
         } else if (depth + 1 > FSCK_LEVEL_MAX ||
                    !read_ext(w, v, (int)level - 1, w->buf[depth + 1])) {

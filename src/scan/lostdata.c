@@ -164,18 +164,31 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
     return x->id;
 }
 
-/* How many slots of the extender at top name blocks the live structures hold. */
-static uint64_t top_holds(struct scan_result *r, uint64_t top, uint8_t *b)
+/*
+ * The slots of the extender at top that name blocks the live structures
+ * hold (*held), and, at level 0, the data slots that name another
+ * candidate extender (*named): such a block was handed out to this tree's
+ * file and later held an extender, or this tree's data write to it never
+ * landed; either way its data is no part of this tree, and the other tree
+ * that maps data there goes first.
+ */
+static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, uint64_t *held_n,
+                      uint64_t *named_n)
 {
-    uint64_t n = 0;
+    *held_n = *named_n = 0;
     if (sc_read(r, top, b, NULL) != LANYFS_OK)
-        return 0;
+        return;
+    bool leaf = r->map[top].index == 0;
     for (uint32_t k = 0; k < r->g.extmax; k++) {
         uint64_t s = lanyfs_ext_slot(&r->g, b, k);
-        const struct scan_block *c = s != 0 ? sc_cell(r, s) : NULL;
-        n += c != NULL && held(r, c);
+        const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
+        if (c == NULL)
+            continue;
+        if (held(r, c))
+            (*held_n)++;
+        else if (leaf && free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
+            (*named_n)++;
     }
-    return n;
 }
 
 /* Block blk reads as zeros only (an unreadable block is not: it may hold data). */
@@ -574,7 +587,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t words = r->nblocks / 64 + 1;
     uint64_t *child = calloc((size_t)words, sizeof(*child));
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
-    uint64_t *later = calloc((size_t)words, sizeof(*later)); /* tops naming held blocks */
+    uint64_t *later = calloc((size_t)words, sizeof(*later)); /* tops naming held blocks or candidates */
+    uint64_t *holds = calloc((size_t)words, sizeof(*holds)); /* tops naming held blocks */
+    /* How many candidate extenders each top names, 0..3 (3: three or more). */
+    uint64_t *rank1 = calloc((size_t)words, sizeof(*rank1));
+    uint64_t *rank2 = calloc((size_t)words, sizeof(*rank2));
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
@@ -586,7 +603,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
-    if (child == NULL || seen == NULL || later == NULL || named == NULL || twice == NULL ||
+    if (child == NULL || seen == NULL || later == NULL || holds == NULL || rank1 == NULL ||
+        rank2 == NULL || named == NULL || twice == NULL ||
         bufs == NULL) {
         ok = sc_oom(r);
         goto out;
@@ -615,20 +633,39 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             }
         }
     }
-    /* Tops whose own slots name no block a live structure holds first, so
-     * that an old extender cannot take the blocks of a real write; among
-     * those alike, the trees whose file the disk tells first, so that a
-     * flipped slot of an old extender cannot take a block of theirs. */
+    /* Tops whose own slots name no block a live structure holds and no
+     * other candidate extender first, so that an old extender cannot take
+     * the blocks of a real write; among those alike, the trees whose file
+     * the disk tells first, so that a flipped slot of an old extender
+     * cannot take a block of theirs.  The later ones go in rounds: those
+     * that name no block the live structures hold before those that do,
+     * and among those alike by how many candidate extenders they name (0,
+     * 1, 2, more): a tree goes after the trees it names, which a chain of
+     * them needs. */
     for (int pass = 0; pass < 4; pass++)
+    for (int round = 0; round < (pass >= 2 ? 8 : 1); round++)
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
         if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
             continue;
         if (sc_stopped(r))
             goto out;
-        if (pass == 0 && top_holds(r, blk, b) != 0)
-            set_bit(later, blk);
+        if (pass == 0) {
+            uint64_t held_n, named_n;
+            top_holds(r, blk, b, &held_n, &named_n);
+            if (held_n + named_n != 0)
+                set_bit(later, blk);
+            if (held_n != 0)
+                set_bit(holds, blk);
+            if (named_n & 1 || named_n >= 3)
+                set_bit(rank1, blk);
+            if (named_n >= 2)
+                set_bit(rank2, blk);
+        }
         if (bit(later, blk) != (pass >= 2) || (tree_file(r, blk) != 0) != (pass % 2 == 0))
+            continue;
+        if (pass >= 2 &&
+            (int)(bit(rank1, blk) + 2 * bit(rank2, blk) + 4 * bit(holds, blk)) != round)
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
@@ -726,6 +763,9 @@ out:
     free(child);
     free(seen);
     free(later);
+    free(holds);
+    free(rank1);
+    free(rank2);
     free(named);
     free(twice);
     free(win);
