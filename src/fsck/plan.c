@@ -322,6 +322,10 @@ void fsck_plan_free(struct fsck_ctx *c)
     free(c->pool);
     free(c->lost_named);
     c->lost_named = NULL;
+    free(c->lost_data);
+    c->lost_data = NULL;
+    c->nlost_data = 0;
+    c->lost_data_built = false;
     c->kind = NULL;
     c->owner = NULL;
     c->by_sid = NULL;

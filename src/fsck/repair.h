@@ -167,6 +167,12 @@ struct fsck_stats {
     bool grown;               /* 'blocks' was changed */
 };
 
+/* A block the scan gave to the lost tree at top (data or extender). */
+struct fsck_lost_block {
+    uint64_t blk;
+    uint64_t top;
+};
+
 struct fsck_ctx {
     const struct fsck_opts *o;
     FILE *out;                       /* the report (NULL in JSON mode) */
@@ -217,7 +223,10 @@ struct fsck_ctx {
     bool allow_super;
     bool lost_freed;                 /* a lost tree had no block for its new file: free list rebuilt */
     uint64_t lost_missing;           /* lost trees with no block for their new file */
-    uint8_t *lost_named;             /* per block: a lost tree holds it or a slot of one names it */                /* superblock fields are fixed */
+    uint8_t *lost_named;             /* per block: a lost tree holds it or a slot of one names it */
+    struct fsck_lost_block *lost_data; /* every lost tree's blocks, by block (repair_file.c) */
+    size_t nlost_data;
+    bool lost_data_built;
 
     struct fsck_stats st;            /* counts for the summary */
     struct lanyfs_error err;         /* the first hard error */

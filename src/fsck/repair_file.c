@@ -77,11 +77,62 @@ static const struct scan_lost_tree *adopted_tree(const struct fsck_ctx *c, const
     return NULL;
 }
 
-/* Did the scan give data block blk to the lost tree at file block fb?  An
- * old extender's slots may name blocks the scan gave to another tree. */
+static int cmp_lost_block(const void *a, const void *b)
+{
+    const struct fsck_lost_block *x = a, *y = b;
+    if (x->blk != y->blk)
+        return x->blk < y->blk ? -1 : 1;
+    return x->top < y->top ? -1 : x->top > y->top;
+}
+
+/* Did the scan give blk to a lost tree other than the one at top, as its
+ * data or one of its extenders?  Built
+ * once per plan; without the memory for it, no (the claim goes on as if
+ * no tree had it). */
+static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
+{
+    if (!c->lost_data_built) {
+        c->lost_data_built = true;
+        const struct scan_lost_tree *lt;
+        size_t n = c->scan != NULL ? scan_lost_trees(c->scan, &lt) : 0, total = 0;
+        for (size_t i = 0; i < n; i++)
+            total += lt[i].mapped + lt[i].nexts;
+        c->lost_data = total != 0 ? malloc(total * sizeof(*c->lost_data)) : NULL;
+        if (c->lost_data == NULL)
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            for (uint64_t k = 0; k < lt[i].ndata && c->nlost_data < total; k++)
+                if (lt[i].data[k] != 0)
+                    c->lost_data[c->nlost_data++] =
+                        (struct fsck_lost_block){lt[i].data[k], lt[i].top};
+            for (uint64_t k = 0; k < lt[i].nexts && c->nlost_data < total; k++)
+                c->lost_data[c->nlost_data++] = (struct fsck_lost_block){lt[i].exts[k], lt[i].top};
+        }
+        qsort(c->lost_data, c->nlost_data, sizeof(*c->lost_data), cmp_lost_block);
+    }
+    size_t lo = 0, hi = c->nlost_data;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->lost_data[mid].blk < blk)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < c->nlost_data && c->lost_data[lo].blk == blk; lo++)
+        if (c->lost_data[lo].top != top)
+            return true;
+    return false;
+}
+
+/* May the file that takes a lost tree claim blk at file block fb?  Not
+ * when the scan gave blk to another lost tree: an old extender's slots
+ * may name that tree's blocks.  A block the scan left out of every tree
+ * (one the free list names, a leaked block a mark explains) the file's
+ * own walk may keep. */
 static bool tree_gives(const struct fwalk *w, uint64_t fb, uint64_t blk)
 {
-    return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk);
+    return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk) ||
+           !other_tree_data(w->c, blk, w->lt->top);
 }
 
 static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
@@ -366,7 +417,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
             } else if (c->kind[v] != OWN_FREE && w->allowed) {
                 nv[i].blk = 0; /* the superblock, an entry, or a block kept for another */
             } else if (w->allowed && !tree_gives(w, fb, v)) {
-                nv[i].blk = 0; /* a block the scan left out of the lost tree */
+                nv[i].blk = 0; /* a block the scan gave to another lost tree */
             }
         } else if (depth + 1 > FSCK_LEVEL_MAX ||
                    !read_ext(w, v, (int)level - 1, w->buf[depth + 1])) {
