@@ -26,11 +26,15 @@
  *    mapped then; it and what it took are leaked blocks, as an empty tree,
  *    and another tree may take those;
  *  - the order: tops whose slots name no block the live structures hold
- *    first, and among those alike the ones whose file is known (below);
- *    a block two candidates' data slots name, met at a slot with no data
- *    slot beside it, last (a flipped slot stands alone, a write's blocks
- *    come in runs), to the tree that maps it lowest in its file; a block a live file maps only past its size is a
- *    leftover or a damaged slot, which a tree may take;
+ *    and no other candidate extender first, and among those alike the
+ *    ones whose file is known (below); then the others, by the same
+ *    rule, those that name no held block before those that do, and by
+ *    how many candidate extenders they name (top_holds); a block two
+ *    candidates' data slots name, met at a slot with no data slot beside
+ *    it, last (a flipped slot stands alone, a write's blocks come in
+ *    runs), to the tree that maps it lowest in its file; a block a live
+ *    file maps only past its size is a leftover or a damaged slot, which
+ *    a tree may take;
  *  - the file it belongs to, when the disk tells: the file entry in the
  *    block just before the top, whose data pointer is 0 and whose counter
  *    is 0.  Create writes the entry, and the file's first write allocates
