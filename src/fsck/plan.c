@@ -92,6 +92,7 @@ static const struct policy policies[] = {
     {"FILE_HOLES", FSCK_CAT_NONE, false},
     {"EXT_TYPE", FSCK_CAT_FILE, true},
     {"EXT_SLOT_FLIPPED", FSCK_CAT_FILE, true},
+    {"FILE_DATA_FLIPPED", FSCK_CAT_FILE, true},
     {"EXT_HOLE_FLIPPED", FSCK_CAT_FILE, true},
     {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
     {"FREE_PTR_RANGE", FSCK_CAT_FREELIST, false},
@@ -384,6 +385,22 @@ static struct tentry *add_scan_entry(struct fsck_ctx *c, const struct scan_entry
 
 /* The marks plan.c needs from the findings, on the target entries. */
 /*
+ * FILE_DATA_FLIPPED: the data pointer names the extender the scan walked
+ * for the file, the one just after its own block; the tree the flipped
+ * pointer named stays the lost write of the file before it.  One write of
+ * the entry, in phase 2.
+ */
+static void unflip_data_pointer(struct fsck_ctx *c, struct tentry *t, uint64_t top)
+{
+    if (top == 0 || top >= c->nblocks || t->e.subtree == top)
+        return;
+    fsck_note(c, _("entry %" PRIu64 ": data pointer %" PRIu64 " -> %" PRIu64), t->block,
+              t->e.subtree, top);
+    t->e.subtree = top;
+    t->fields_dirty = true;
+}
+
+/*
  * UNLINKED_FILE_DATA: the file gets the tree that holds its data as its
  * data pointer, and the size the data shows; the claims that follow take
  * the tree's blocks for it (repair_file.c).  One write of the entry, in
@@ -578,6 +595,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
                   strcmp(pi->name, "EXT_HOLE_FLIPPED") == 0) &&
                  t->file_allowed)
             add_fix(c, &fs[i]);
+        else if (strcmp(pi->name, "FILE_DATA_FLIPPED") == 0 && t->file_allowed)
+            unflip_data_pointer(c, t, fs[i].value);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
             link_lost_tree(c, res, t);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 &&

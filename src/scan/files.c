@@ -456,6 +456,13 @@ static bool walk(struct fwalk *w)
     bool ok = false, held;
     uint64_t top = sc_entry(r, w->id)->e.subtree;
     uint64_t fb0 = fblock(w);
+    if (w->mode == SC_FILE_LIVE && top != 0) {
+        uint64_t was = sc_flip_data_pointer(r, sc_entry(r, w->id));
+        if (sc_stopped(r))
+            goto out;
+        if (was != 0)
+            top = was;
+    }
 
     if (top == 0) {
         w->st.holes = w->needed;

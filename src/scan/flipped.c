@@ -168,3 +168,38 @@ out:
     free(eb);
     return moved;
 }
+
+uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
+{
+    uint64_t p = x->e.subtree, own = x->block;
+    if (p < 2 || p >= r->dev_blocks || own >= r->dev_blocks - 1)
+        return 0;
+    uint64_t q = own + 1;
+    if (q == p || !one_bit(p ^ q))
+        return 0;
+    const struct scan_block *qc = sc_cell(r, q), *pc = sc_cell(r, p), *ec = sc_cell(r, p - 1);
+    if (qc == NULL || pc == NULL || ec == NULL || qc->cls != SCAN_BLK_UNKNOWN || qc->owner != 0 ||
+        pc->cls != SCAN_BLK_UNKNOWN || p - 1 == own ||
+        (ec->cls != SCAN_BLK_UNKNOWN && ec->cls != SCAN_BLK_FILE))
+        return 0;
+    uint8_t *b = malloc(r->g.blocksize);
+    if (b == NULL)
+        return 0;
+    struct lanyfs_entry e;
+    bool ok = sc_read(r, q, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
+              sc_probe_extender(&r->g, r->dev_blocks, b) && !sc_extender_empty(&r->g, b) &&
+              sc_read(r, p, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
+              sc_read(r, p - 1, b, NULL) == LANYFS_OK &&
+              sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_file(&e) &&
+              e.wrcnt == 0 && e.subtree == 0;
+    free(b);
+    if (!ok)
+        return 0;
+    if (!sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_FILE_DATA_FLIPPED, .entry = x->id,
+                                          .block = own, .block2 = p, .value = q,
+                                          .count = p - 1},
+                   x->path, NULL))
+        return 0;
+    return q;
+}

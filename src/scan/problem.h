@@ -219,6 +219,11 @@ enum scan_severity {
       N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
          "the slot, one bit set between holes, was a hole"),                                    \
       N_("clear the slot"))                                                                     \
+    X(FILE_DATA_FLIPPED, 0x02000c, SCAN_SEV_ERROR, 0,                                           \
+      N_("{path}: data pointer {block2} names the tree of the file created in block {count}; "  \
+         "block {value}, one bit away and just after the file's own block, is an extender "     \
+         "nothing holds"),                                                                      \
+      N_("set the data pointer to that extender"))                                              \
     /* ---- pass 3: the free list ---- */                                                       \
     X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
       N_("free list: chain block {block} links back to block {block2}: a cycle"),               \

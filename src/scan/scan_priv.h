@@ -592,6 +592,13 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
  * the claimant takes blk as an extender or in a run of its own slots);
  * blk is unowned again.  True when it moved. */
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure);
+/*
+ * The live file x's data pointer with one flipped bit, onto another file's
+ * lost write (FILE_DATA_FLIPPED, reported here): the extender it named
+ * before the flip, to walk instead; 0 when the disk shows no such flip.
+ * The entry keeps the pointer it reads; fsck sets it.
+ */
+uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x);
 
 /* ---- sweep.c -------------------------------------------------------------- */
 
