@@ -183,8 +183,10 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
         (ec->cls != SCAN_BLK_UNKNOWN && ec->cls != SCAN_BLK_FILE))
         return 0;
     uint8_t *b = malloc(r->g.blocksize);
-    if (b == NULL)
+    if (b == NULL) {
+        sc_oom(r);
         return 0;
+    }
     struct lanyfs_entry e;
     bool ok = sc_read(r, q, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
               sc_probe_extender(&r->g, r->dev_blocks, b) && !sc_extender_empty(&r->g, b) &&
