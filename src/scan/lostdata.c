@@ -601,6 +601,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice};
+    uint64_t *cands = NULL; /* the candidate extenders, in block order */
+    size_t ncands = 0, cands_cap = 0;
     bool *win = NULL; /* shell_winners */
     struct lshell *shells = NULL;
     size_t nshells = 0, shells_cap = 0;
@@ -621,6 +623,17 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         if (sc_stopped(r))
             goto out;
+        if (ncands == cands_cap) {
+            size_t ncap = cands_cap ? cands_cap * 2 : 64;
+            uint64_t *nc = realloc(cands, ncap * sizeof(*nc));
+            if (nc == NULL) {
+                ok = sc_oom(r);
+                goto out;
+            }
+            cands = nc;
+            cands_cap = ncap;
+        }
+        cands[ncands++] = blk;
         if (sc_read(r, blk, b, NULL) != LANYFS_OK)
             continue;
         for (uint32_t k = 0; k < g->extmax; k++) {
@@ -648,7 +661,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
      * them needs. */
     for (int pass = 0; pass < 4; pass++)
     for (int round = 0; round < (pass >= 2 ? 8 : 1); round++)
-    for (uint64_t blk = 1; blk < r->nblocks; blk++) {
+    for (size_t ci = 0; ci < ncands; ci++) {
+        uint64_t blk = cands[ci];
         const struct scan_block *c = &r->map[blk];
         if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
             continue;
@@ -772,6 +786,7 @@ out:
     free(rank2);
     free(named);
     free(twice);
+    free(cands);
     free(win);
     free(d.v);
     for (size_t k = 0; k < nshells; k++)
