@@ -22,6 +22,34 @@
 
 #include "scan_priv.h"
 
+/* A code whose {block2} a live link names as an entry or extender it does not read as. */
+static bool names_bad(const struct scan_finding *f)
+{
+    return f != NULL && (f->code == SCAN_PR_TREE_PTR_TYPE || f->code == SCAN_PR_FILE_DATA_TYPE ||
+                         f->code == SCAN_PR_EXT_TYPE);
+}
+
+static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
+{
+    if (!names_bad(f))
+        return true;
+    if (r->named_bad == NULL) {
+        r->named_bad = calloc((size_t)(r->nblocks / 64 + 1), sizeof(*r->named_bad));
+        if (r->named_bad == NULL)
+            return false;
+        r->named_bad_n = r->nblocks;
+    }
+    if (f->block2 < r->named_bad_n)
+        r->named_bad[f->block2 / 64] |= (uint64_t)1 << (f->block2 % 64);
+    return true;
+}
+
+bool sc_named_bad(const struct scan_result *r, uint64_t blk)
+{
+    return r->named_bad != NULL && blk < r->named_bad_n &&
+           (r->named_bad[blk / 64] >> (blk % 64) & 1) != 0;
+}
+
 /* Append a finding; path and text are taken over (freed on failure). */
 static bool append(struct scan_result *r, const struct scan_finding *f, char *path, char *text,
                    const struct scan_finding *alt)
@@ -38,6 +66,8 @@ static bool append(struct scan_result *r, const struct scan_finding *f, char *pa
         r->alt = na;
         r->findings_cap = ncap;
     }
+    if (!mark_named_bad(r, f) || !mark_named_bad(r, alt))
+        goto out_oom;
     if (alt != NULL)
         r->alt[r->nfindings] = *alt;
     else
@@ -152,8 +182,11 @@ void sc_findings_free(struct scan_result *r)
     }
     free(r->findings);
     free(r->alt);
+    free(r->named_bad);
     r->findings = NULL;
     r->alt = NULL;
+    r->named_bad = NULL;
+    r->named_bad_n = 0;
     r->nfindings = r->findings_cap = 0;
 }
 

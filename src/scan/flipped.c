@@ -49,23 +49,6 @@ static bool hole_at(const struct scan_entry *x, uint64_t j)
     return j < x->blocks_needed && (j >= x->ndata || x->data[j] == 0);
 }
 
-/* Does a live link name blk as an entry or an extender that it does not
- * read as?  Then blk is a damaged block of that structure, not a file's
- * data left over.  The finding may still wait for the writer mode to be
- * settled, its alternative beside it (sc_report_alt). */
-static bool named_as_metadata(const struct scan_result *r, uint64_t blk)
-{
-    for (size_t i = 0; i < r->nfindings; i++) {
-        const struct scan_finding *f[2] = {&r->findings[i], r->alt != NULL ? &r->alt[i] : NULL};
-        for (int j = 0; j < 2; j++)
-            if (f[j] != NULL && f[j]->block2 == blk &&
-                (f[j]->code == SCAN_PR_TREE_PTR_TYPE || f[j]->code == SCAN_PR_FILE_DATA_TYPE ||
-                 f[j]->code == SCAN_PR_EXT_TYPE))
-                return true;
-    }
-    return false;
-}
-
 /* Is blk one the sweep left to nobody, which no mark, candidate or live
  * link explains? */
 static bool left_over(struct scan_result *r, uint64_t blk)
@@ -74,7 +57,7 @@ static bool left_over(struct scan_result *r, uint64_t blk)
     return c != NULL && blk < r->image_blocks && c->owner == 0 &&
            (c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_UNKNOWN) &&
            !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX)) &&
-           !named_as_metadata(r, blk);
+           !sc_named_bad(r, blk);
 }
 
 /* The block that would continue the run of file block k - 1 (from) or

@@ -182,6 +182,10 @@ struct scan_result {
     struct scan_finding *alt;      /* findings' alternatives (sc_report_alt), code 0 = none */
     size_t nfindings;              /* used */
     size_t findings_cap;           /* allocated */
+    uint64_t *named_bad;           /* a bit per cell a live link names as an entry or
+                                    * extender it does not read as (finding.c); NULL
+                                    * until the first such finding */
+    uint64_t named_bad_n;          /* cells it has bits for */
     struct scan_entry *entries;    /* entries[id - 1] */
     struct sc_aux *aux;            /* aux[id - 1] */
     size_t nentries;               /* used */
@@ -250,6 +254,9 @@ struct scan_result {
 /* True when the scan must stop (out of memory, cancelled); checks the cancel flag. */
 bool sc_stopped(struct scan_result *r);
 void sc_progress(struct scan_result *r, enum scan_phase phase, uint64_t done, uint64_t total);
+/* Does a live link name blk as an entry or extender it does not read as
+ * (TREE_PTR_TYPE, FILE_DATA_TYPE, EXT_TYPE, reported or pending)? */
+bool sc_named_bad(const struct scan_result *r, uint64_t blk);
 /* Record running out of memory; returns false for "if (!x) return sc_oom(r);". */
 bool sc_oom(struct scan_result *r);
 
