@@ -171,6 +171,7 @@ struct fsck_stats {
 struct fsck_lost_block {
     uint64_t blk;
     uint64_t top;
+    size_t tree; /* its index among scan_lost_trees() */
 };
 
 struct fsck_ctx {

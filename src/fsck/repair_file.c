@@ -64,19 +64,6 @@ struct fwalk {
     const struct scan_lost_tree *lt; /* the lost tree it takes, NULL when none */
 };
 
-/* The lost tree whose top the adopting entry t now links, NULL when none. */
-static const struct scan_lost_tree *adopted_tree(const struct fsck_ctx *c, const struct tentry *t)
-{
-    if (!t->adopted || t->e.subtree == 0 || c->scan == NULL)
-        return NULL;
-    const struct scan_lost_tree *lt;
-    size_t n = scan_lost_trees(c->scan, &lt);
-    for (size_t k = 0; k < n; k++)
-        if (lt[k].top == t->e.subtree)
-            return &lt[k];
-    return NULL;
-}
-
 static int cmp_lost_block(const void *a, const void *b)
 {
     const struct fsck_lost_block *x = a, *y = b;
@@ -85,31 +72,40 @@ static int cmp_lost_block(const void *a, const void *b)
     return x->top < y->top ? -1 : x->top > y->top;
 }
 
-/* Did the scan give blk to a lost tree other than the one at top, as its
- * data or one of its extenders?  Built
- * once per plan; without the memory for it, no (the claim goes on as if
- * no tree had it). */
-static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
+/*
+ * Every lost tree's blocks, data and extenders, sorted by block: built
+ * once per plan, so that neither the lookup of a file's tree nor the
+ * question whose block a slot names costs a pass over all trees.  False
+ * without the memory for it (the walks then go on as if no tree had any
+ * block, as before lost trees were told apart).
+ */
+static bool lost_index(struct fsck_ctx *c)
 {
-    if (!c->lost_data_built) {
-        c->lost_data_built = true;
-        const struct scan_lost_tree *lt;
-        size_t n = c->scan != NULL ? scan_lost_trees(c->scan, &lt) : 0, total = 0;
-        for (size_t i = 0; i < n; i++)
-            total += lt[i].mapped + lt[i].nexts;
-        c->lost_data = total != 0 ? malloc(total * sizeof(*c->lost_data)) : NULL;
-        if (c->lost_data == NULL)
-            return false;
-        for (size_t i = 0; i < n; i++) {
-            for (uint64_t k = 0; k < lt[i].ndata && c->nlost_data < total; k++)
-                if (lt[i].data[k] != 0)
-                    c->lost_data[c->nlost_data++] =
-                        (struct fsck_lost_block){lt[i].data[k], lt[i].top};
-            for (uint64_t k = 0; k < lt[i].nexts && c->nlost_data < total; k++)
-                c->lost_data[c->nlost_data++] = (struct fsck_lost_block){lt[i].exts[k], lt[i].top};
-        }
-        qsort(c->lost_data, c->nlost_data, sizeof(*c->lost_data), cmp_lost_block);
+    if (c->lost_data_built)
+        return c->lost_data != NULL;
+    c->lost_data_built = true;
+    const struct scan_lost_tree *lt;
+    size_t n = c->scan != NULL ? scan_lost_trees(c->scan, &lt) : 0, total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += lt[i].mapped + lt[i].nexts;
+    c->lost_data = total != 0 ? malloc(total * sizeof(*c->lost_data)) : NULL;
+    if (c->lost_data == NULL)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        for (uint64_t k = 0; k < lt[i].ndata && c->nlost_data < total; k++)
+            if (lt[i].data[k] != 0)
+                c->lost_data[c->nlost_data++] =
+                    (struct fsck_lost_block){lt[i].data[k], lt[i].top, i};
+        for (uint64_t k = 0; k < lt[i].nexts && c->nlost_data < total; k++)
+            c->lost_data[c->nlost_data++] = (struct fsck_lost_block){lt[i].exts[k], lt[i].top, i};
     }
+    qsort(c->lost_data, c->nlost_data, sizeof(*c->lost_data), cmp_lost_block);
+    return true;
+}
+
+/* The first entry of the index for blk (nlost_data when none). */
+static size_t lost_first(const struct fsck_ctx *c, uint64_t blk)
+{
     size_t lo = 0, hi = c->nlost_data;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -118,8 +114,31 @@ static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
         else
             hi = mid;
     }
-    for (; lo < c->nlost_data && c->lost_data[lo].blk == blk; lo++)
-        if (c->lost_data[lo].top != top)
+    return lo;
+}
+
+/* The lost tree whose top the adopting entry t now links, NULL when none. */
+static const struct scan_lost_tree *adopted_tree(struct fsck_ctx *c, const struct tentry *t)
+{
+    uint64_t top = t->e.subtree;
+    if (!t->adopted || top == 0 || !lost_index(c))
+        return NULL;
+    const struct scan_lost_tree *lt;
+    size_t n = scan_lost_trees(c->scan, &lt);
+    for (size_t k = lost_first(c, top); k < c->nlost_data && c->lost_data[k].blk == top; k++)
+        if (c->lost_data[k].top == top && c->lost_data[k].tree < n)
+            return &lt[c->lost_data[k].tree];
+    return NULL;
+}
+
+/* Did the scan give blk to a lost tree other than the one at top, as its
+ * data or one of its extenders? */
+static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
+{
+    if (!lost_index(c))
+        return false;
+    for (size_t k = lost_first(c, blk); k < c->nlost_data && c->lost_data[k].blk == blk; k++)
+        if (c->lost_data[k].top != top)
             return true;
     return false;
 }
