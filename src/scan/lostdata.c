@@ -591,11 +591,6 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t words = r->nblocks / 64 + 1;
     uint64_t *child = calloc((size_t)words, sizeof(*child));
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
-    uint64_t *later = calloc((size_t)words, sizeof(*later)); /* tops naming held blocks or candidates */
-    uint64_t *holds = calloc((size_t)words, sizeof(*holds)); /* tops naming held blocks */
-    /* How many candidate extenders each top names, 0..3 (3: three or more). */
-    uint64_t *rank1 = calloc((size_t)words, sizeof(*rank1));
-    uint64_t *rank2 = calloc((size_t)words, sizeof(*rank2));
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
@@ -603,15 +598,17 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     struct ldefers d = {.twice = twice};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
     size_t ncands = 0, cands_cap = 0;
+    /* Each candidate's round (pass 0 sets it): 0 early; else 1 + how many
+     * candidate extenders it names (0..3, 3: more), + 4 when it names a
+     * held block. */
+    uint8_t *round_of = NULL;
     bool *win = NULL; /* shell_winners */
     struct lshell *shells = NULL;
     size_t nshells = 0, shells_cap = 0;
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
-    if (child == NULL || seen == NULL || later == NULL || holds == NULL || rank1 == NULL ||
-        rank2 == NULL || named == NULL || twice == NULL ||
-        bufs == NULL) {
+    if (child == NULL || seen == NULL || named == NULL || twice == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -659,6 +656,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
      * and among those alike by how many candidate extenders they name (0,
      * 1, 2, more): a tree goes after the trees it names, which a chain of
      * them needs. */
+    round_of = calloc(ncands ? ncands : 1, sizeof(*round_of));
+    if (round_of == NULL) {
+        ok = sc_oom(r);
+        goto out;
+    }
     for (int pass = 0; pass < 4; pass++)
     for (int round = 0; round < (pass >= 2 ? 8 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
@@ -672,18 +674,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             uint64_t held_n, named_n;
             top_holds(r, blk, b, &held_n, &named_n);
             if (held_n + named_n != 0)
-                set_bit(later, blk);
-            if (held_n != 0)
-                set_bit(holds, blk);
-            if (named_n & 1 || named_n >= 3)
-                set_bit(rank1, blk);
-            if (named_n >= 2)
-                set_bit(rank2, blk);
+                round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
-        if (bit(later, blk) != (pass >= 2) || (tree_file(r, blk) != 0) != (pass % 2 == 0))
-            continue;
-        if (pass >= 2 &&
-            (int)(bit(rank1, blk) + 2 * bit(rank2, blk) + 4 * bit(holds, blk)) != round)
+        bool late = round_of[ci] != 0;
+        if (late != (pass >= 2) || (tree_file(r, blk) != 0) != (pass % 2 == 0) ||
+            (late && round_of[ci] - 1 != round))
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
@@ -780,13 +775,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
 out:
     free(child);
     free(seen);
-    free(later);
-    free(holds);
-    free(rank1);
-    free(rank2);
     free(named);
     free(twice);
     free(cands);
+    free(round_of);
     free(win);
     free(d.v);
     for (size_t k = 0; k < nshells; k++)
