@@ -41,13 +41,10 @@ struct chain_bounds {
     bool rising;      /* the filled slots rise */
 };
 
-static void chain_bounds(const struct scan_result *r, uint64_t blk, const uint8_t *b,
-                         struct chain_bounds *cb)
+/* The slots a formatter would have filled in the chain block at blk. */
+static uint32_t formatter_fill(const struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
-    uint32_t pending = 0;
-    uint64_t prev = 0;
-    *cb = (struct chain_bounds){.rising = true};
     uint32_t fill = (b[0] == LANYFS_TYPE_EXT || lanyfs_chain_slot(g, b, g->chainmax - 1) != 0)
                         ? g->chainmax
                         : g->chainmax - 1;
@@ -55,6 +52,17 @@ static void chain_bounds(const struct scan_result *r, uint64_t blk, const uint8_
         fill = 0;
     else if (r->dev_blocks - blk - 1 < fill)
         fill = (uint32_t)(r->dev_blocks - blk - 1);
+    return fill;
+}
+
+static void chain_bounds(const struct scan_result *r, uint64_t blk, const uint8_t *b,
+                         struct chain_bounds *cb)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint32_t pending = 0;
+    uint64_t prev = 0;
+    *cb = (struct chain_bounds){.rising = true};
+    uint32_t fill = formatter_fill(r, blk, b);
     for (uint32_t i = 0; i < g->chainmax; i++) {
         uint64_t s = lanyfs_chain_slot(g, b, i);
         bool formatter_value = i < fill && s == blk + 1 + i;
@@ -101,6 +109,64 @@ bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b)
                      &(struct scan_finding){.code = SCAN_PR_TORN_CHAIN_COUNTER, .block = blk,
                                             .value = w, .count = least},
                      NULL, NULL);
+}
+
+/*
+ * The least writes that slots 0..k of a chain block need, the filled slots
+ * above k left out, over both origins.  A push takes the first empty slot
+ * (SPEC-8), so slot k, filled by a push, had every slot below it filled
+ * then:
+ *  - made empty at 0: a push for each slot up to k, and a pop too for
+ *    each of them empty now;
+ *  - made full at 1 by a formatter (slot i listing blk + 1 + i below
+ *    fill): below fill, a slot off that pattern needed a pop, and a push
+ *    too when it is filled; from fill on, as made empty.
+ */
+static uint64_t chain_need(const struct scan_result *r, uint64_t blk, const uint8_t *b,
+                           uint32_t k, uint32_t fill)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t fresh = 0, form = 1;
+    for (uint32_t i = 0; i <= k; i++) {
+        uint64_t s = lanyfs_chain_slot(g, b, i);
+        fresh += s != 0 ? 1 : 2;
+        if (i < fill)
+            form += s == blk + 1 + i ? 0 : s == 0 ? 1 : 2;
+        else
+            form += s != 0 ? 1 : 2;
+    }
+    return fresh < form ? fresh : form;
+}
+
+uint32_t sc_chain_doubted_slot(const struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint16_t w = lanyfs_get16(b + LANYFS_HDR_WRCNT);
+    struct chain_bounds cb;
+    chain_bounds(r, blk, b, &cb);
+    /* Slots that rise from the start with few holes are also what a
+     * checker writes when it rebuilds the list (at any counter). */
+    if (cb.rising && cb.holes <= w)
+        return UINT32_MAX;
+    uint32_t fill = formatter_fill(r, blk, b);
+    uint32_t top = UINT32_MAX, below = UINT32_MAX;
+    /* Pushes never fill the last slot: only the top one below it is weighed. */
+    for (uint32_t i = g->chainmax > 0 ? g->chainmax - 1 : 0; i-- > 0;) {
+        if (lanyfs_chain_slot(g, b, i) == 0)
+            continue;
+        if (top != UINT32_MAX) {
+            below = i;
+            break;
+        }
+        top = i;
+    }
+    if (top == UINT32_MAX || (top < fill && lanyfs_chain_slot(g, b, top) == blk + 1 + top) ||
+        chain_need(r, blk, b, top, fill) <= w)
+        return UINT32_MAX;
+    /* Only a slot without which the rest fit the counter. */
+    if (below != UINT32_MAX && chain_need(r, blk, b, below, fill) > w)
+        return UINT32_MAX;
+    return top;
 }
 
 /* Slots of a slot array at off whose bytes start in a later sector: any beyond dev? */

@@ -27,6 +27,10 @@
  *     - FREE_SLOT_RANGE: a slot beyond the device end;
  *     - FREE_SLOT_METADATA: a slot listing a chain block of the list;
  *     - FREE_LISTED_TWICE: a block listed by two slots.
+ *    A slot that its chain block's counter rules out (counters.c: a bit
+ *    flipped in an empty slot) still lists its block, but is noted
+ *    (sc_free_doubted): a live link to an entry there keeps the entry
+ *    live (tree.c), where a trusted slot makes it a deleted one.
  *    Slots listing blocks in use are found when the trees claim them
  *    (FREE_SLOT_IN_USE, tree.c and files.c).
  * free_listed counts chain blocks and listed blocks, each once: the real
@@ -144,6 +148,24 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
     return true;
 }
 
+/* Note that the slot listing blk is one its chain block's counter rules out. */
+static bool doubt(struct scan_result *r, uint64_t blk)
+{
+    if (r->free_doubted == NULL) {
+        r->free_doubted = calloc((size_t)(r->nblocks / 64 + 1), sizeof(*r->free_doubted));
+        if (r->free_doubted == NULL)
+            return sc_oom(r);
+    }
+    r->free_doubted[blk / 64] |= (uint64_t)1 << (blk % 64);
+    return true;
+}
+
+bool sc_free_doubted(const struct scan_result *r, uint64_t blk)
+{
+    return r->free_doubted != NULL && blk < r->nblocks &&
+           (r->free_doubted[blk / 64] >> (blk % 64) & 1) != 0;
+}
+
 /* Step 2: the slots of the chain blocks reached, in list order. */
 static bool walk_slots(struct scan_result *r, uint8_t *b)
 {
@@ -155,10 +177,13 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
             return false;
         if (sc_read_one(r, cur, b, NULL) != LANYFS_OK)
             break;
+        uint32_t doubted = sc_chain_doubted_slot(r, cur, b);
         for (uint32_t i = 0; i < g->chainmax; i++) {
             uint64_t s = lanyfs_chain_slot(g, b, i);
             if (s == 0)
                 continue;
+            if (i == doubted && s < r->nblocks && !doubt(r, s))
+                return false;
             if (s >= r->dev_blocks) {
                 if (!sc_report(r,
                                &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_RANGE,

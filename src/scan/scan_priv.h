@@ -172,6 +172,8 @@ struct scan_result {
     uint64_t free_end;             /* the last chain block reached */
     uint64_t free_chains;          /* chain blocks in the list */
     uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
+    uint64_t *free_doubted;        /* a bit per block listed by a slot its chain block's
+                                    * counter rules out (freelist.c); NULL until one */
     uint64_t chains_formatter;     /* chain blocks of type 0x80 */
     uint64_t chains_last_filled;   /* chain blocks whose last slot is filled */
     uint64_t first_formatter_chain;/* the first of those, for the finding */
@@ -495,6 +497,8 @@ bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, u
 bool sc_free_pass(struct scan_result *r);
 /* The chain block before chain in the list, 0 when it is the head or absent. */
 uint64_t sc_free_prev(struct scan_result *r, uint64_t chain);
+/* Is blk listed by a slot its chain block's counter rules out? */
+bool sc_free_doubted(const struct scan_result *r, uint64_t blk);
 
 /* ---- tree.c --------------------------------------------------------------- */
 
@@ -622,6 +626,11 @@ bool sc_orphan_data_entries(struct scan_result *r);
 bool sc_counter_chain(struct scan_result *r, uint64_t blk, const uint8_t *b);
 /* Does the block's counter allow that the formatter wrote it full (SPEC-10)? */
 bool sc_chain_counter_formatter(const struct scan_result *r, uint64_t blk, const uint8_t *b);
+/*
+ * The one slot of a chain block that its counter rules out while the rest
+ * fit it (a bit flipped in an empty slot), or UINT32_MAX when there is none.
+ */
+uint32_t sc_chain_doubted_slot(const struct scan_result *r, uint64_t blk, const uint8_t *b);
 /*
  * A block whose sectors tell different stories, judged as its class.  The
  * walks call sc_counter_torn_early with the bytes they read when they claim

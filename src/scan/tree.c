@@ -22,7 +22,9 @@
  *    while in use (FREE_SLOT_IN_USE); a freed entry reached that way is
  *    recorded as deleted and walked through to the live siblings below it,
  *    and what lies below it is exempt from the order and twice-reached
- *    checks (the driver rewrote those links around it);
+ *    checks (the driver rewrote those links around it); a block listed by
+ *    a slot that its chain block's counter rules out (sc_free_doubted) is
+ *    FREE_SLOT_IN_USE, and the entry stays live;
  *  - TREE_ORDER: a name outside the bounds its ancestors set (the reversed
  *    order: greater names left);
  *  - TREE_NAME_EMPTY, TREE_NAME_NO_NUL, TREE_NAME_SLASH, TREE_TIME_INVALID;
@@ -543,6 +545,27 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
                          src->path, "%s", err.msg);
     lanyfs_entry_decode(&e, b);
     bool is_entry = e.type == LANYFS_TYPE_DIR || e.type == LANYFS_TYPE_FILE;
+    if (freed && is_entry && !child->stale && sc_free_doubted(r, L)) {
+        /* Listed by a slot its chain block's counter rules out: the link
+         * outranks it, and the block leaves the free list. */
+        char *p = sc_path_join(dir_path(r, child->dir), e.name, e.name_len);
+        if (p == NULL)
+            return sc_oom(r);
+        bool ok = sc_report(r,
+                            &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE,
+                                                   .entry = f->id, .block = listing, .block2 = L},
+                            src->path, "%s", p);
+        free(p);
+        if (!ok)
+            return false;
+        c->cls = SCAN_BLK_UNKNOWN;
+        c->owner = 0;
+        c->index = 0;
+        c->flags |= SCAN_BF_SHARED;
+        if (r->free_listed > 0)
+            r->free_listed--; /* not a free block the list counts */
+        freed = false;
+    }
     if (freed) {
         if (!sc_mark_stale_link(r, f->id, kind, L, false, e.type))
             return false;

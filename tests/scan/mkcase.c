@@ -511,12 +511,15 @@ static enum save c_driver_frozen(struct base *t)
     uint64_t gone = fx_entry_new(t->fx, LANYFS_TYPE_DIR, "gone", 4);
     NEED(gone != 0);
     noexec(t);
-    /* Pushed into the tail's first empty slot, uncounted, as the driver frees it. */
+    /* Pushed into the tail's first empty slot as the driver frees it: the
+     * chain block's counter counts the push, 'freeblocks' does not. */
     uint64_t c = chain(t, 4);
+    uint8_t *cb = fx_block(t->fx, c);
     uint32_t i = 0;
-    while (lanyfs_chain_slot(fx_geom(t->fx), fx_block(t->fx, c), i) != 0)
+    while (lanyfs_chain_slot(fx_geom(t->fx), cb, i) != 0)
         i++;
     set_slot(t, c, i, gone);
+    lanyfs_put16(cb + LANYFS_HDR_WRCNT, (uint16_t)(lanyfs_get16(cb + LANYFS_HDR_WRCNT) + 1u));
     fx_set_subtree(t->fx, t->sub, gone);
     return SAVE_RAW;
 }
