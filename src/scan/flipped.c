@@ -31,6 +31,10 @@
  * claimant's own shape: the block is its extender, or lies in a run of its
  * slots.  A file whose slot names a block no one else wants keeps it: that
  * alone is no flip the disk can show.
+ *
+ * The free list is a claimant too: a live file's slot that breaks its run
+ * by one bit onto a block the list lists gives the block back to the list
+ * once every other claim is in (sc_flip_free_claims).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -187,4 +191,78 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
                    x->path, NULL))
         return 0;
     return q;
+}
+
+/*
+ * The FREE_SLOT_IN_USE claims of live files, once every other claim is in:
+ * a data slot that breaks its file's run by one flipped bit, onto a block
+ * the free list lists, while the block that would continue the run is left
+ * to nobody and reads as data (run_block).  The file maps that block
+ * (EXT_SLOT_FLIPPED), the listed block stays free, and the claim's finding
+ * is withdrawn: the free list was right.
+ */
+bool sc_flip_free_claims(struct scan_result *r)
+{
+    size_t n = r->nfindings;
+    uint8_t *b = NULL, *eb = NULL;
+    bool ok = false;
+    for (size_t i = 0; i < n; i++) {
+        const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
+        const struct scan_finding *u = f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
+                                       : a->code == SCAN_PR_FREE_SLOT_IN_USE ? a
+                                                                             : NULL;
+        if (u == NULL)
+            continue;
+        uint64_t blk = u->block2, chain = u->block;
+        struct scan_block *c = sc_cell(r, blk);
+        if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || c->owner != u->entry)
+            continue;
+        struct scan_entry *x = sc_entry(r, c->owner);
+        struct sc_aux *xa = sc_aux(r, c->owner);
+        uint64_t k = c->index;
+        if (x == NULL || xa == NULL || x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) ||
+            k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
+            continue;
+        uint64_t alt = run_block(r, x, k, blk);
+        if (alt == 0)
+            continue;
+        if (b == NULL) {
+            b = malloc(r->g.blocksize);
+            eb = malloc(r->g.blocksize);
+            if (b == NULL || eb == NULL) {
+                sc_oom(r);
+                goto out;
+            }
+        }
+        struct lanyfs_entry e;
+        uint64_t ext;
+        uint32_t slot;
+        if (sc_read(r, alt, b, NULL) != LANYFS_OK ||
+            sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
+            sc_probe_extender(&r->g, r->dev_blocks, b) ||
+            !sc_file_slot_of(r, x, xa->top_level, k, blk, eb, &ext, &slot))
+            continue;
+        struct scan_block *ac = sc_cell(r, alt);
+        ac->cls = SCAN_BLK_DATA;
+        ac->flags &= (uint8_t)~SC_BF_CHECKED;
+        ac->owner = x->id;
+        ac->index = k;
+        c->cls = SCAN_BLK_FREE;
+        c->flags &= (uint8_t)~(SC_BF_CHECKED | SCAN_BF_SHARED);
+        c->owner = 0;
+        c->index = chain;
+        x->data[k] = alt;
+        r->findings[i].code = r->alt[i].code = 0;
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED, .entry = x->id,
+                                              .block = ext, .count = slot, .block2 = blk,
+                                              .value = alt},
+                       x->path, "%s", "the free list"))
+            goto out;
+    }
+    ok = true;
+out:
+    free(b);
+    free(eb);
+    return ok;
 }

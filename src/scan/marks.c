@@ -250,7 +250,7 @@ bool sc_marks_leaks(struct scan_result *r)
         /* Unknown blocks cannot be told apart from lost free ones: no leak
          * is judged, but the lost writes are still found (lostdata.c). */
         uint64_t empty = 0, empty_first = 0;
-        ok = sc_lost_trees(r, b, &empty, &empty_first);
+        ok = sc_lost_trees(r, b, &empty, &empty_first) && sc_flip_free_claims(r);
         sc_orphan_excess(r);
         goto out;
     }
@@ -306,7 +306,7 @@ bool sc_marks_leaks(struct scan_result *r)
     /* Orphan extender trees that still map data are the lost writes of
      * lostdata.c; those that map nothing any more are extender leaks. */
     uint64_t full = 0, full_first = 0;
-    if (!sc_lost_trees(r, b, &full, &full_first))
+    if (!sc_lost_trees(r, b, &full, &full_first) || !sc_flip_free_claims(r))
         goto out;
     sc_orphan_excess(r);
     if (leak > 0 && (full == 0 || leak_first < full_first))

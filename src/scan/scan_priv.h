@@ -603,6 +603,9 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
  * the claimant takes blk as an extender or in a run of its own slots);
  * blk is unowned again.  True when it moved. */
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure);
+/* Live files' data slots one flipped bit moved onto a listed free block
+ * (after the lost trees; false only when the scan must stop). */
+bool sc_flip_free_claims(struct scan_result *r);
 /*
  * The live file x's data pointer with one flipped bit, onto another file's
  * lost write (FILE_DATA_FLIPPED, reported here): the extender it named
