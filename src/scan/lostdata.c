@@ -62,6 +62,10 @@
  * does not cost the lost writes their data: fsck would rebuild it over
  * them otherwise.
  *
+ * A block the free list lists is a tree's data only where the tree maps it
+ * in a run whose neighbour no list names (listed_alone): a pop that did not
+ * land, or a flipped chain slot; FREE_SLOT_IN_USE takes it off the list.
+ *
  * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
  * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
  * fsck, which links the tree to its file or keeps its blocks out of the
@@ -274,6 +278,29 @@ static bool data_free(struct scan_result *r, const struct scan_block *c, bool un
            (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN));
 }
 
+/*
+ * Block s, which slot k of the level-0 extender b maps, is one the free list
+ * lists, while the tree maps it in a run of its own slots whose neighbour
+ * block no list names: the write's allocation popped it, and that pop did
+ * not land while the write did, or one flipped bit in an empty chain slot
+ * names it.  Either way it holds the write's bytes.  (A truncate cut off
+ * lists a run's blocks side by side, and a tree whose every block is listed
+ * maps nothing.)
+ */
+static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t k, uint64_t s)
+{
+    const struct lanyfs_geom *g = &r->g;
+    const struct scan_block *c = &r->map[s];
+    if (c->cls != SCAN_BLK_FREE || c->owner != 0 ||
+        (c->flags & (SCAN_BF_SHARED | SCAN_BF_DRIVER | SC_BF_LINKED)))
+        return false;
+    bool left = k > 0 && s > 1 && lanyfs_ext_slot(g, b, k - 1) == s - 1 &&
+                r->map[s - 1].cls != SCAN_BLK_FREE;
+    bool right = k + 1 < g->extmax && s + 1 < r->nblocks &&
+                 lanyfs_ext_slot(g, b, k + 1) == s + 1 && r->map[s + 1].cls != SCAN_BLK_FREE;
+    return left || right;
+}
+
 /* Take data block blk at file block fb: marked, and appended to *pairs. */
 static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pairs,
                       size_t *npairs, size_t *cap, uint64_t fb, uint64_t blk)
@@ -358,7 +385,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (held(r, c))
             (*held_slots)++;
         if (f->level == 0) {
-            if (fb == UINT64_MAX || !data_free(r, c, unknown_ok))
+            if (fb == UINT64_MAX || (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
             if (bit(d->twice, s) && lonely(g, b, k)) {
                 if (!defer_push(d, top, fb, s))
@@ -406,6 +433,19 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
     }
     for (size_t i = 0; i < npairs; i++) {
         t.data[pairs[i].fblk] = pairs[i].dblk;
+        struct scan_block *pc = &r->map[pairs[i].dblk];
+        if (pc->cls == SCAN_BLK_FREE) {
+            /* A flipped chain slot (listed_alone): the block leaves the list. */
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE,
+                                                  .block = pc->index,
+                                                  .block2 = pairs[i].dblk},
+                           NULL, "the lost extender tree at block %" PRIu64, top)) {
+                free(t.data);
+                free(exts);
+                return false;
+            }
+        }
         /* Out of a free list walked only in part: the write took it, so it is
          * no free block the list's lost part could list. */
         r->map[pairs[i].dblk].cls = SCAN_BLK_LEAKED;
