@@ -15,8 +15,7 @@
  *     - BLOCK_UNREADABLE: a chain block that cannot be read;
  *     - FREE_CHAIN_TYPE: a type other than 0x70 or 0x80 (the walk goes on
  *       when the block still looks like a chain block, and stops
- *       otherwise; a block that reads back blank ends it, incomplete);
- *       0x80 is counted for MARK_FORMATTER_CHAIN_TYPE;
+ *       otherwise); 0x80 is counted for MARK_FORMATTER_CHAIN_TYPE;
  *     - a head whose type is no chain type is not walked: counters.c
  *       decides later whether it was handed out (SB_STALE_FREEHEAD);
  *     - each chain block's counter against its slots (counters.c);
@@ -127,11 +126,6 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
                 r->free_complete = false;
                 break;
             }
-            /* A chain block that read back blank lost its slots and its
-             * next: what it listed, and any chain block after it, are
-             * unknown, not leaked. */
-            if (sc_zero_from(b, 0, r->g.blocksize))
-                r->free_complete = false;
         } else if (h.type == LANYFS_TYPE_EXT) {
             if (r->chains_formatter++ == 0)
                 r->first_formatter_chain = cur;
