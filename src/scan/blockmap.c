@@ -151,3 +151,27 @@ void sc_map_clear_scratch(struct scan_result *r)
     for (uint64_t i = 0; i < r->nblocks; i++)
         r->map[i].flags &= (uint8_t)~SC_BF_SCRATCH;
 }
+
+bool sc_cellbits_set(const struct scan_result *r, struct sc_cellbits *s, uint64_t blk)
+{
+    if (s->bits == NULL) {
+        s->bits = calloc((size_t)(r->nblocks / 64 + 1), sizeof(*s->bits));
+        if (s->bits == NULL)
+            return false;
+        s->n = r->nblocks;
+    }
+    if (blk < s->n)
+        s->bits[blk / 64] |= (uint64_t)1 << (blk % 64);
+    return true;
+}
+
+bool sc_cellbits_get(const struct sc_cellbits *s, uint64_t blk)
+{
+    return s->bits != NULL && blk < s->n && (s->bits[blk / 64] >> (blk % 64) & 1) != 0;
+}
+
+void sc_cellbits_free(struct sc_cellbits *s)
+{
+    free(s->bits);
+    *s = (struct sc_cellbits){0};
+}

@@ -31,23 +31,12 @@ static bool names_bad(const struct scan_finding *f)
 
 static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
 {
-    if (!names_bad(f))
-        return true;
-    if (r->named_bad == NULL) {
-        r->named_bad = calloc((size_t)(r->nblocks / 64 + 1), sizeof(*r->named_bad));
-        if (r->named_bad == NULL)
-            return false;
-        r->named_bad_n = r->nblocks;
-    }
-    if (f->block2 < r->named_bad_n)
-        r->named_bad[f->block2 / 64] |= (uint64_t)1 << (f->block2 % 64);
-    return true;
+    return !names_bad(f) || sc_cellbits_set(r, &r->named_bad, f->block2);
 }
 
 bool sc_named_bad(const struct scan_result *r, uint64_t blk)
 {
-    return r->named_bad != NULL && blk < r->named_bad_n &&
-           (r->named_bad[blk / 64] >> (blk % 64) & 1) != 0;
+    return sc_cellbits_get(&r->named_bad, blk);
 }
 
 /* Append a finding; path and text are taken over (freed on failure). */
@@ -182,11 +171,9 @@ void sc_findings_free(struct scan_result *r)
     }
     free(r->findings);
     free(r->alt);
-    free(r->named_bad);
+    sc_cellbits_free(&r->named_bad);
     r->findings = NULL;
     r->alt = NULL;
-    r->named_bad = NULL;
-    r->named_bad_n = 0;
     r->nfindings = r->findings_cap = 0;
 }
 

@@ -86,6 +86,45 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
     return a_ok ? a : b_ok ? b : 0;
 }
 
+/* Does x, in state holder, map blk at file block k, inside its size? */
+static bool maps_at(const struct scan_entry *x, enum scan_entry_state holder, uint64_t k,
+                    uint64_t blk)
+{
+    return x != NULL && x->state == holder && scan_entry_is_file(x) && k < x->ndata &&
+           k < x->blocks_needed && x->data[k] == blk;
+}
+
+/*
+ * May alt (0: a hole) take blk's place at x's file block k?  A block must
+ * read as data; *ext and *slot receive the extender slot that maps k.  b
+ * and eb are block buffers.
+ */
+static bool alt_fits(struct scan_result *r, const struct scan_entry *x, const struct sc_aux *a,
+                     uint64_t k, uint64_t blk, uint64_t alt, uint8_t *b, uint8_t *eb,
+                     uint64_t *ext, uint32_t *slot)
+{
+    struct lanyfs_entry e;
+    if (alt != 0 && (sc_read(r, alt, b, NULL) != LANYFS_OK ||
+                     sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
+                     sc_probe_extender(&r->g, r->dev_blocks, b)))
+        return false;
+    return sc_file_slot_of(r, x, a->top_level, k, blk, eb, ext, slot);
+}
+
+/* x maps alt (0: a hole) at file block k from now on, as a cell of class cls. */
+static void remap(struct scan_result *r, struct scan_entry *x, uint64_t k, uint64_t alt,
+                  enum scan_class cls)
+{
+    struct scan_block *ac = alt != 0 ? sc_cell(r, alt) : NULL;
+    if (ac != NULL) {
+        ac->cls = (uint8_t)cls;
+        ac->flags &= (uint8_t)~SC_BF_CHECKED;
+        ac->owner = x->id;
+        ac->index = k;
+    }
+    x->data[k] = alt;
+}
+
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure)
 {
     struct scan_block *c = sc_cell(r, blk);
@@ -97,10 +136,8 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
     struct scan_entry *x = sc_entry(r, c->owner);
     struct sc_aux *a = sc_aux(r, c->owner);
     uint64_t k = c->index;
-    enum scan_entry_state holder =
-        c->cls == SCAN_BLK_DATA ? SCAN_ENTRY_LIVE : SCAN_ENTRY_ORPHAN;
-    if (x == NULL || a == NULL || x->state != holder || !scan_entry_is_file(x) ||
-        k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
+    if (a == NULL ||
+        !maps_at(x, c->cls == SCAN_BLK_DATA ? SCAN_ENTRY_LIVE : SCAN_ENTRY_ORPHAN, k, blk))
         return false;
     uint64_t alt = run_block(r, x, k, blk);
     bool to_hole = false;
@@ -117,32 +154,22 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
     bool moved = false;
     uint64_t ext;
     uint32_t slot;
-    struct lanyfs_entry e;
     if (b == NULL || eb == NULL) {
         sc_oom(r);
         goto out;
     }
-    if ((!to_hole && (sc_read(r, alt, b, NULL) != LANYFS_OK ||
-                      sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
-                      sc_probe_extender(&r->g, r->dev_blocks, b))) ||
-        !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
+    if (!alt_fits(r, x, a, k, blk, alt, b, eb, &ext, &slot))
         goto out;
     if (to_hole) {
         x->blocks_mapped -= x->blocks_mapped > 0;
         x->blocks_intact -= x->blocks_intact > 0;
         a->holes++;
-    } else {
-        struct scan_block *ac = sc_cell(r, alt);
-        ac->cls = c->cls;
-        ac->flags &= (uint8_t)~SC_BF_CHECKED;
-        ac->owner = x->id;
-        ac->index = k;
     }
+    remap(r, x, k, alt, (enum scan_class)c->cls);
     c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN; /* as the sweep left it */
     c->flags &= (uint8_t)~SC_BF_CHECKED;
     c->owner = 0;
     c->index = 0;
-    x->data[k] = alt;
     moved = true;
     sc_report(r,
               &(struct scan_finding){.code = to_hole ? SCAN_PR_EXT_HOLE_FLIPPED
@@ -220,8 +247,7 @@ bool sc_flip_free_claims(struct scan_result *r)
         struct scan_entry *x = sc_entry(r, c->owner);
         struct sc_aux *xa = sc_aux(r, c->owner);
         uint64_t k = c->index;
-        if (x == NULL || xa == NULL || x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) ||
-            k >= x->ndata || k >= x->blocks_needed || x->data[k] != blk)
+        if (xa == NULL || !maps_at(x, SCAN_ENTRY_LIVE, k, blk))
             continue;
         uint64_t alt = run_block(r, x, k, blk);
         if (alt == 0)
@@ -234,24 +260,15 @@ bool sc_flip_free_claims(struct scan_result *r)
                 goto out;
             }
         }
-        struct lanyfs_entry e;
         uint64_t ext;
         uint32_t slot;
-        if (sc_read(r, alt, b, NULL) != LANYFS_OK ||
-            sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
-            sc_probe_extender(&r->g, r->dev_blocks, b) ||
-            !sc_file_slot_of(r, x, xa->top_level, k, blk, eb, &ext, &slot))
+        if (!alt_fits(r, x, xa, k, blk, alt, b, eb, &ext, &slot))
             continue;
-        struct scan_block *ac = sc_cell(r, alt);
-        ac->cls = SCAN_BLK_DATA;
-        ac->flags &= (uint8_t)~SC_BF_CHECKED;
-        ac->owner = x->id;
-        ac->index = k;
+        remap(r, x, k, alt, SCAN_BLK_DATA);
         c->cls = SCAN_BLK_FREE;
         c->flags &= (uint8_t)~(SC_BF_CHECKED | SCAN_BF_SHARED);
         c->owner = 0;
         c->index = chain;
-        x->data[k] = alt;
         r->findings[i].code = r->alt[i].code = 0;
         if (!sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED, .entry = x->id,

@@ -148,22 +148,9 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
     return true;
 }
 
-/* Note that the slot listing blk is one its chain block's counter rules out. */
-static bool doubt(struct scan_result *r, uint64_t blk)
-{
-    if (r->free_doubted == NULL) {
-        r->free_doubted = calloc((size_t)(r->nblocks / 64 + 1), sizeof(*r->free_doubted));
-        if (r->free_doubted == NULL)
-            return sc_oom(r);
-    }
-    r->free_doubted[blk / 64] |= (uint64_t)1 << (blk % 64);
-    return true;
-}
-
 bool sc_free_doubted(const struct scan_result *r, uint64_t blk)
 {
-    return r->free_doubted != NULL && blk < r->nblocks &&
-           (r->free_doubted[blk / 64] >> (blk % 64) & 1) != 0;
+    return sc_cellbits_get(&r->free_doubted, blk);
 }
 
 /* Step 2: the slots of the chain blocks reached, in list order. */
@@ -182,8 +169,8 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
             uint64_t s = lanyfs_chain_slot(g, b, i);
             if (s == 0)
                 continue;
-            if (i == doubted && s < r->nblocks && !doubt(r, s))
-                return false;
+            if (i == doubted && !sc_cellbits_set(r, &r->free_doubted, s))
+                return sc_oom(r);
             if (s >= r->dev_blocks) {
                 if (!sc_report(r,
                                &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_RANGE,

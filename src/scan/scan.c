@@ -165,7 +165,7 @@ void scan_result_free(struct scan_result *r)
     sc_torn_free(r);
     free(r->excess);
     free(r->oexcess);
-    free(r->free_doubted);
+    sc_cellbits_free(&r->free_doubted);
     free(r->map);
     if (r->own_fs)
         lanyfs_fs_close(r->fs);

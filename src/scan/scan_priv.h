@@ -137,6 +137,12 @@ struct sc_subprobe {
     uint64_t *v;            /* sector numbers noted */
     size_t n, cap;
 };
+/* A bit per cell of the block map, allocated at its first bit (blockmap.c). */
+struct sc_cellbits {
+    uint64_t *bits; /* NULL until a bit is set */
+    uint64_t n;     /* cells it has bits for */
+};
+
 struct scan_result {
     /* Borrowed or owned handles */
     struct lanyfs_fs *fs;          /* the filesystem handle */
@@ -172,8 +178,8 @@ struct scan_result {
     uint64_t free_end;             /* the last chain block reached */
     uint64_t free_chains;          /* chain blocks in the list */
     uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
-    uint64_t *free_doubted;        /* a bit per block listed by a slot its chain block's
-                                    * counter rules out (freelist.c); NULL until one */
+    struct sc_cellbits free_doubted; /* blocks listed by a slot its chain block's counter
+                                      * rules out (freelist.c) */
     uint64_t chains_formatter;     /* chain blocks of type 0x80 */
     uint64_t chains_last_filled;   /* chain blocks whose last slot is filled */
     uint64_t first_formatter_chain;/* the first of those, for the finding */
@@ -184,10 +190,8 @@ struct scan_result {
     struct scan_finding *alt;      /* findings' alternatives (sc_report_alt), code 0 = none */
     size_t nfindings;              /* used */
     size_t findings_cap;           /* allocated */
-    uint64_t *named_bad;           /* a bit per cell a live link names as an entry or
-                                    * extender it does not read as (finding.c); NULL
-                                    * until the first such finding */
-    uint64_t named_bad_n;          /* cells it has bits for */
+    struct sc_cellbits named_bad;  /* cells a live link names as an entry or extender
+                                    * they do not read as (finding.c) */
     struct scan_entry *entries;    /* entries[id - 1] */
     struct sc_aux *aux;            /* aux[id - 1] */
     size_t nentries;               /* used */
@@ -333,6 +337,10 @@ static inline struct scan_block *sc_cell(struct scan_result *r, uint64_t blk)
 void sc_owner_phrase(const struct scan_result *r, const struct scan_block *c, char *buf,
                      size_t len);
 void sc_map_clear_scratch(struct scan_result *r);
+/* Set blk's bit (a block past the map has none); false when memory ran out. */
+bool sc_cellbits_set(const struct scan_result *r, struct sc_cellbits *s, uint64_t blk);
+bool sc_cellbits_get(const struct sc_cellbits *s, uint64_t blk);
+void sc_cellbits_free(struct sc_cellbits *s);
 
 /* ---- entries.c ------------------------------------------------------------ */
 
