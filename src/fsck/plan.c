@@ -575,6 +575,11 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
         if (pi == NULL)
             continue;
         struct tentry *t = fsck_te_of_sid(c, fs[i].entry);
+        /* A lost tree's flipped slot (lostdata.c): the file made of the
+         * tree in /lost+found maps the run's block. */
+        if (fs[i].entry == 0 && strcmp(pi->name, "EXT_SLOT_FLIPPED") == 0 &&
+            fsck_allowed(c, FSCK_CAT_FILE, 0))
+            add_fix(c, &fs[i]);
         if (strcmp(pi->name, "TORN_SECTORS") == 0 && fs[i].block < c->nblocks &&
             c->kind[fs[i].block] == OWN_ENTRY && c->owner[fs[i].block] != FSCK_NONE)
             t = &c->te[c->owner[fs[i].block]];

@@ -42,11 +42,6 @@
 
 #include "scan_priv.h"
 
-static bool one_bit(uint64_t v)
-{
-    return v != 0 && (v & (v - 1)) == 0;
-}
-
 /* Is file block j of x inside its size and a hole? */
 static bool hole_at(const struct scan_entry *x, uint64_t j)
 {
@@ -79,8 +74,8 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
         return 0;
     uint64_t a = prev != 0 && prev < UINT64_MAX ? prev + 1 : 0;
     uint64_t b = next > 1 ? next - 1 : 0;
-    bool a_ok = a != 0 && a < r->dev_blocks && one_bit(a ^ blk) && left_over(r, a);
-    bool b_ok = b != 0 && b < r->dev_blocks && one_bit(b ^ blk) && left_over(r, b);
+    bool a_ok = a != 0 && a < r->dev_blocks && sc_one_bit(a ^ blk) && left_over(r, a);
+    bool b_ok = b != 0 && b < r->dev_blocks && sc_one_bit(b ^ blk) && left_over(r, b);
     if (a_ok && b_ok)
         return a == b ? a : 0;
     return a_ok ? a : b_ok ? b : 0;
@@ -145,7 +140,7 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         /* A hole whose one bit flipped, among holes of a sparse file: a
          * lone block there may be the file's, so only against a claim that
          * its own shape bears out. */
-        if (!claim_sure || !one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
+        if (!claim_sure || !sc_one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
             return false;
         to_hole = true;
     }
@@ -189,7 +184,7 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
     if (p < 2 || p >= r->dev_blocks || own >= r->dev_blocks - 1)
         return 0;
     uint64_t q = own + 1;
-    if (q == p || !one_bit(p ^ q))
+    if (q == p || !sc_one_bit(p ^ q))
         return 0;
     const struct scan_block *qc = sc_cell(r, q), *pc = sc_cell(r, p), *ec = sc_cell(r, p - 1);
     if (qc == NULL || pc == NULL || ec == NULL || qc->cls != SCAN_BLK_UNKNOWN || qc->owner != 0 ||

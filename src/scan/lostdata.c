@@ -93,6 +93,9 @@ struct lframe {
 struct lpair {
     uint64_t fblk; /* file block */
     uint64_t dblk; /* disk block */
+    uint64_t from; /* 0, or the block the slot names, one bit from dblk (flipped_slot) */
+    uint64_t ext;  /* with from: the extender and its slot */
+    uint32_t slot;
 };
 
 /* A block a lost tree may take: the sweep left it to nobody, and no mark explains it. */
@@ -239,6 +242,7 @@ struct ldefers {
     struct ldefer *v;
     size_t n, cap;
     const uint64_t *twice; /* blocks two candidates' data slots name */
+    const uint64_t *named; /* blocks a candidate's data slot names */
 };
 
 /* A tree whose data slots name only deferred blocks: it takes those the
@@ -301,6 +305,47 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
     return left || right;
 }
 
+/*
+ * Slot k of the level-0 extender b names s, which another candidate's data
+ * slot names too, and s breaks the run its neighbour slots make: the block
+ * that would continue the run (the same from both sides when both have
+ * one), one bit away from s, that no candidate names and no tree took,
+ * that the tree may take and that reads as data.  That is one flipped bit
+ * in the slot, which moved it onto the other write's block: the tree takes
+ * the run's block (EXT_SLOT_FLIPPED, add_tree) and leaves s to the tree
+ * whose block it is.  0 when there is no such block.  scratch is a block
+ * buffer.
+ */
+static uint64_t flipped_slot(struct scan_result *r, const struct ldefers *d,
+                             const uint64_t *seen, const uint8_t *b, uint32_t k, uint64_t s,
+                             bool unknown_ok, uint8_t *scratch)
+{
+    const struct lanyfs_geom *g = &r->g;
+    if (!bit(d->twice, s))
+        return 0;
+    uint64_t prev = k > 0 ? lanyfs_ext_slot(g, b, k - 1) : 0;
+    uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, b, k + 1) : 0;
+    if ((prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1))
+        return 0;
+    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
+    uint64_t alt = 0;
+    for (int i = 0; i < 2; i++) {
+        uint64_t a = cand[i];
+        if (a == 0 || a >= r->nblocks || !sc_one_bit(a ^ s) || bit(seen, a) ||
+            bit(d->named, a) || !data_free(r, &r->map[a], unknown_ok))
+            continue;
+        if (alt != 0 && alt != a)
+            return 0; /* the two sides disagree */
+        alt = a;
+    }
+    struct lanyfs_entry e;
+    if (alt == 0 || sc_read(r, alt, scratch, NULL) != LANYFS_OK ||
+        sc_probe_entry(g, r->dev_blocks, scratch, &e) ||
+        sc_probe_extender(g, r->dev_blocks, scratch))
+        return 0;
+    return alt;
+}
+
 /* Take data block blk at file block fb: marked, and appended to *pairs. */
 static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pairs,
                       size_t *npairs, size_t *cap, uint64_t fb, uint64_t blk)
@@ -315,14 +360,15 @@ static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pair
     }
     set_bit(seen, blk);
     r->map[blk].flags |= SC_BF_LINKED;
-    (*pairs)[(*npairs)++] = (struct lpair){fb, blk};
+    (*pairs)[(*npairs)++] = (struct lpair){.fblk = fb, .dblk = blk};
     return true;
 }
 
 /*
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
  * into *pairs in file order; *held_slots counts the slots naming blocks
- * the live structures hold.  Returns false when memory runs out.
+ * the live structures hold.  bufs holds SC_LEVEL_MAX + 2 blocks: one a
+ * level, and a scratch one.  Returns false when memory runs out.
  */
 static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint64_t *seen,
                       struct ldefers *d, uint8_t *bufs, struct lpair **pairs, size_t *npairs,
@@ -330,6 +376,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
 {
     const struct lanyfs_geom *g = &r->g;
     struct lframe st[SC_LEVEL_MAX + 1];
+    uint8_t *scratch = bufs + (size_t)(SC_LEVEL_MAX + 1) * g->blocksize;
     size_t n = 0;
     uint64_t ext_cap = 0;
     *npairs = 0;
@@ -362,7 +409,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         }
         uint32_t k = f->next++;
         uint64_t s = lanyfs_ext_slot(g, b, k);
-        if (s == 0 || s >= r->nblocks || bit(seen, s))
+        if (s == 0 || s >= r->nblocks)
             continue;
         /* The file block the slot starts; past nblocks no file of this device reaches. */
         uint64_t fb = f->base == UINT64_MAX || f->span == UINT64_MAX ||
@@ -371,6 +418,20 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
                           : f->base + (uint64_t)k * f->span;
         if (fb != UINT64_MAX && fb >= r->nblocks)
             fb = UINT64_MAX;
+        if (f->level == 0 && fb != UINT64_MAX) {
+            uint64_t alt = flipped_slot(r, d, seen, b, k, s, unknown_ok, scratch);
+            if (alt != 0) {
+                if (!take_data(r, seen, pairs, npairs, cap, fb, alt))
+                    return false;
+                struct lpair *p = &(*pairs)[*npairs - 1];
+                p->from = s;
+                p->ext = f->blk;
+                p->slot = k;
+                continue;
+            }
+        }
+        if (bit(seen, s))
+            continue;
         struct scan_block *c = &r->map[s];
         if (f->level == 0 && fb != UINT64_MAX &&
             (c->cls == SCAN_BLK_DATA || (c->cls == SCAN_BLK_LEAKED && c->owner != 0))) {
@@ -431,9 +492,28 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         free(exts);
         return sc_oom(r);
     }
+    t.entry = tree_file(r, top);
+    const struct scan_entry *x = sc_entry(r, t.entry);
     for (size_t i = 0; i < npairs; i++) {
         t.data[pairs[i].fblk] = pairs[i].dblk;
         struct scan_block *pc = &r->map[pairs[i].dblk];
+        if (pairs[i].from != 0) {
+            /* flipped_slot: fsck sets the slot before it links the tree. */
+            char what[64];
+            snprintf(what, sizeof(what), "the extender tree at block %" PRIu64, top);
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED,
+                                                  .entry = t.entry, .block = pairs[i].ext,
+                                                  .count = pairs[i].slot,
+                                                  .block2 = pairs[i].from,
+                                                  .value = pairs[i].dblk},
+                           x != NULL ? x->path : what, "%s",
+                           "another extender tree nothing links")) {
+                free(t.data);
+                free(exts);
+                return false;
+            }
+        }
         if (pc->cls == SCAN_BLK_FREE) {
             /* A flipped chain slot (listed_alone): the block leaves the list. */
             if (!sc_report(r,
@@ -454,7 +534,6 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         r->map[pairs[i].dblk].index = 0;
     }
     t.mapped = npairs;
-    t.entry = tree_file(r, top);
     t.size = tree_size(r, &t, b);
     if (r->nlost == r->lost_cap) {
         size_t ncap = r->lost_cap ? r->lost_cap * 2 : 4;
@@ -468,7 +547,6 @@ static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pa
         r->lost_cap = ncap;
     }
     r->lost[r->nlost++] = t;
-    const struct scan_entry *x = sc_entry(r, t.entry);
     if (x != NULL)
         sc_aux(r, x->id)->lost = (uint32_t)r->nlost;
     return true;
@@ -633,9 +711,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
-    uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 1) * g->blocksize);
+    uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
-    struct ldefers d = {.twice = twice};
+    struct ldefers d = {.twice = twice, .named = named};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
     size_t ncands = 0, cands_cap = 0;
     /* Each candidate's round (pass 0 sets it): 0 early; else 1 + how many

@@ -333,6 +333,11 @@ static inline struct scan_block *sc_cell(struct scan_result *r, uint64_t blk)
 {
     return blk < r->nblocks ? &r->map[blk] : NULL;
 }
+/* Is v a single set bit: two block numbers one flipped bit apart, xored? */
+static inline bool sc_one_bit(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
 /* Who holds a cell, as a phrase for {text}: "/a/b", "the free list", ... */
 void sc_owner_phrase(const struct scan_result *r, const struct scan_block *c, char *buf,
                      size_t len);

@@ -33,8 +33,8 @@ a copy of the image gets the damage and:
      tree nothing linked may come out with a hole filled: a block the
      damage freed that the tree's slot names.
      A file may also come out with a hole where the reference kept a
-     block that reads as an old entry: its data write had not landed, so
-     neither holds the file's bytes there.
+     block that reads as an old entry or extender: its data write had not
+     landed, so neither holds the file's bytes there.
 
 Files that move to lost+found are counted apart: a directory or a
 sibling's block holds the links to the files below it, and the format
@@ -203,9 +203,15 @@ def entry_bytes(b):
             and not any(b[88:102]) and not any(b[360:]))
 
 
+def extender_bytes(b):
+    """b reads as a LanyFS extender block (SPEC-7): type 0x80, the reserved
+    byte zero and a level a tree can have."""
+    return len(b) >= 5 and b[0] == 0x80 and b[1] == 0 and b[4] < 8
+
+
 def stale_holed(data, want, bs):
     """data is want but for blocks of zeros where want's block reads as an
-    old entry: a block the file took whose data write had not landed yet
+    old entry or extender: a block the file took whose data write had not landed yet
     (the writer writes data back later), so the reference kept the entry's
     bytes and the repair of the damaged copy a hole.  Neither holds the
     file's bytes; the block never did."""
@@ -214,7 +220,7 @@ def stale_holed(data, want, bs):
     zero = bytes(bs)
     for at in range(0, len(want), bs):
         w, d = want[at:at + bs], data[at:at + bs]
-        if w != d and not (d == zero[:len(d)] and entry_bytes(w)):
+        if w != d and not (d == zero[:len(d)] and (entry_bytes(w) or extender_bytes(w))):
             return False
     return True
 
