@@ -470,6 +470,38 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
     return true;
 }
 
+/* Is s a candidate extender one level below level? */
+static bool is_child(const struct scan_result *r, uint64_t s, unsigned level)
+{
+    const struct scan_block *t = &r->map[s];
+    return free_for_tree(t, SCAN_BLK_ORPHAN_EXT) && t->index + 1u == level;
+}
+
+/*
+ * Do at least as many of the slots of the candidate extender blk (read
+ * into b), of a level above 0, name candidates one level down as name
+ * anything else?
+ * A level-L extender's slots name level L-1 extenders; one whose slots
+ * name data blocks is a level-0 extender whose level byte went wrong, and
+ * the write it maps would be hidden behind it, and the tops it names with
+ * it (a lost write of an older file whose blocks it took again).
+ */
+static bool names_children(const struct scan_result *r, uint64_t blk, const uint8_t *b)
+{
+    uint64_t yes = 0, no = 0;
+    unsigned level = r->map[blk].index;
+    for (uint32_t k = 0; k < r->g.extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+        if (s == 0 || s == blk)
+            continue;
+        if (s < r->nblocks && is_child(r, s, level))
+            yes++;
+        else
+            no++;
+    }
+    return yes >= no;
+}
+
 /* Record the tree (reported by report_tree, once its deferred blocks are in). */
 static bool add_tree(struct scan_result *r, uint64_t top, const struct lpair *pairs,
                      size_t npairs, uint64_t *exts, uint64_t nexts, uint8_t *b)
@@ -707,7 +739,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
 {
     const struct lanyfs_geom *g = &r->g;
     uint64_t words = r->nblocks / 64 + 1;
-    uint64_t *child = calloc((size_t)words, sizeof(*child));
+    uint64_t *notop = calloc((size_t)words, sizeof(*notop)); /* no top (below) */
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
@@ -726,7 +758,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
-    if (child == NULL || seen == NULL || named == NULL || twice == NULL || bufs == NULL) {
+    if (notop == NULL || seen == NULL || named == NULL || twice == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -751,17 +783,22 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         cands[ncands++] = blk;
         if (sc_read(r, blk, b, NULL) != LANYFS_OK)
             continue;
+        if (c->index != 0 && !names_children(r, blk, b)) {
+            /* No parent: its level is wrong (a flipped bit, a torn
+             * write), and no tree can be walked from it. */
+            set_bit(notop, blk);
+            continue;
+        }
         for (uint32_t k = 0; k < g->extmax; k++) {
             uint64_t s = lanyfs_ext_slot(g, b, k);
             if (s == 0 || s == blk || s >= r->nblocks)
                 continue;
-            const struct scan_block *t = &r->map[s];
             if (c->index == 0) {
                 if (bit(named, s))
                     set_bit(twice, s);
                 set_bit(named, s);
-            } else if (free_for_tree(t, SCAN_BLK_ORPHAN_EXT) && t->index + 1u == c->index) {
-                set_bit(child, s);
+            } else if (is_child(r, s, c->index)) {
+                set_bit(notop, s);
             }
         }
     }
@@ -784,7 +821,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     for (size_t ci = 0; ci < ncands; ci++) {
         uint64_t blk = cands[ci];
         const struct scan_block *c = &r->map[blk];
-        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(child, blk) || bit(seen, blk))
+        if (!free_for_tree(c, SCAN_BLK_ORPHAN_EXT) || bit(notop, blk) || bit(seen, blk))
             continue;
         if (sc_stopped(r))
             goto out;
@@ -891,7 +928,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     }
     ok = true;
 out:
-    free(child);
+    free(notop);
     free(seen);
     free(named);
     free(twice);
