@@ -116,7 +116,9 @@ static bool list_broken(const struct scan_result *r)
 }
 
 
-/* A block a live structure holds: a slot naming it cannot be a lost write's. */
+/* A block a live structure or an orphaned file holds: a slot naming it
+ * cannot be a lost write's.  (An orphan lost its link, not its blocks: no
+ * write took them since, whatever damage cut the link.) */
 static bool held(struct scan_result *r, const struct scan_block *c)
 {
     if (sc_past_size_data(r, c))
@@ -128,7 +130,13 @@ static bool held(struct scan_result *r, const struct scan_block *c)
     case SCAN_BLK_EXTENDER:
     case SCAN_BLK_DATA:
     case SCAN_BLK_CHAIN:
+    case SCAN_BLK_ORPHAN:
         return true;
+    case SCAN_BLK_LEAKED:
+    case SCAN_BLK_ORPHAN_EXT: {
+        const struct scan_entry *x = sc_entry(r, c->owner);
+        return x != NULL && x->state == SCAN_ENTRY_ORPHAN;
+    }
     default:
         return false;
     }
