@@ -300,14 +300,34 @@ static bool made_after(const struct lanyfs_entry *e, const struct scan_entry *x)
  * rewrite, and the block was handed out again to an entry whose link was
  * lost (an orphan), whose data it would hide.  So is one that reads as an
  * extender: the top of a lost write's tree (lostdata.c) more likely than
- * data the file no longer needs.
+ * data the file no longer needs.  And so is an entry, however old, whose
+ * own tree no walk reached and reads as one (own_tree), on media no 2012
+ * driver wrote: one flipped bit in an empty slot past the size names an
+ * orphan's block as readily as any other, where the correct writer frees
+ * a deleted file's extenders with it, so an old entry the block held
+ * before the file took it has no such tree.  (The 2012 driver never frees
+ * extenders, SPEC-9.4: a deleted entry's tree is left unreached.)
  */
+static bool own_tree(struct scan_result *r, const struct lanyfs_entry *en, uint64_t blk,
+                     uint8_t *b)
+{
+    struct lanyfs_entry sub;
+    const struct scan_block *t = en->subtree != blk ? sc_cell(r, en->subtree) : NULL;
+    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0 ||
+        en->subtree >= r->dev_blocks || sc_read(r, en->subtree, b, NULL) != LANYFS_OK)
+        return false;
+    if (lanyfs_entry_is_file(en))
+        return sc_probe_extender(&r->g, r->dev_blocks, b) && !sc_extender_empty(&r->g, b);
+    return sc_probe_entry(&r->g, r->dev_blocks, b, &sub);
+}
+
 static bool claim_excess(struct scan_result *r)
 {
     bool ok = true;
     uint8_t *b = r->nexcess > 0 ? malloc(r->g.blocksize) : NULL;
     if (r->nexcess > 0 && b == NULL)
         ok = sc_oom(r);
+    bool driver = r->nexcess > 0 && sc_driver_files(r);
     for (size_t i = 0; i < r->nexcess && ok; i++) {
         const struct sc_excess *e = &r->excess[i];
         const struct scan_block *c = sc_cell(r, e->blk);
@@ -315,7 +335,8 @@ static bool claim_excess(struct scan_result *r)
         struct lanyfs_entry en;
         if (x == NULL || (c != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
                           sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
-                          ((sc_probe_entry(&r->g, r->dev_blocks, b, &en) && made_after(&en, x)) ||
+                          ((sc_probe_entry(&r->g, r->dev_blocks, b, &en) &&
+                            (made_after(&en, x) || (!driver && own_tree(r, &en, e->blk, b)))) ||
                            sc_probe_extender(&r->g, r->dev_blocks, b))))
             continue;
         struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE, .needed = x->blocks_needed};
