@@ -32,7 +32,10 @@
  *    how many candidate extenders they name (top_holds); a block two
  *    candidates' data slots name, met at a slot with no data slot beside
  *    it, last (a flipped slot stands alone, a write's blocks come in
- *    runs), to the tree that maps it lowest in its file; a block a live
+ *    runs), to the tree that maps it lowest in its file; so is every
+ *    such block of a tree whose file is not known and that names another
+ *    candidate extender: an old extender, whose file's block went to
+ *    that other write's extender, keeps its run of slots; a block a live
  *    file maps only past its size is a leftover or a damaged slot, which
  *    a tree may take;
  *  - the file it belongs to, when the disk tells: the file entry in the
@@ -251,6 +254,8 @@ struct ldefers {
     size_t n, cap;
     const uint64_t *twice; /* blocks two candidates' data slots name */
     const uint64_t *named; /* blocks a candidate's data slot names */
+    bool all_twice;        /* the tree walked names another candidate extender:
+                            * every block another candidate names waits */
 };
 
 /* A tree whose data slots name only deferred blocks: it takes those the
@@ -456,7 +461,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (f->level == 0) {
             if (fb == UINT64_MAX || (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
-            if (bit(d->twice, s) && lonely(g, b, k)) {
+            if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k))) {
                 if (!defer_push(d, top, fb, s))
                     return false;
                 continue;
@@ -645,10 +650,13 @@ static int cmp_defer(const void *a, const void *b)
  * block, the one that maps it at the lowest file block goes first: a
  * lost write begins at its file's first blocks, while one flipped bit in
  * an empty slot (a hole, or an extender the 2012 driver emptied and left,
- * SPEC-9.4) names a block wherever the slot lies.
+ * SPEC-9.4) names a block wherever the slot lies.  When that one is a
+ * shell (a tree of deferred blocks only, shell_tops), the block is left
+ * to the shells (shell_winners).
  */
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
-                             size_t first_tree, bool driver, uint8_t *b)
+                             const uint64_t *shell_tops, size_t first_tree, bool driver,
+                             uint8_t *b)
 {
     if (d->n == 0 || r->nlost <= first_tree)
         return true;
@@ -668,14 +676,20 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
     for (size_t i = 0; i < d->n; i++)
         order[i] = &d->v[i];
     qsort(order, d->n, sizeof(*order), cmp_defer);
+    uint64_t shells_blk = 0; /* a block whose first claim is a shell's */
     for (size_t i = 0; i < d->n; i++) {
         const struct ldefer *e = order[i];
         struct scan_block *c = &r->map[e->blk];
-        if (!deferred_free(r, e, seen, driver))
+        if (e->blk == shells_blk || !deferred_free(r, e, seen, driver))
             continue;
         struct ltop key = {e->top, 0};
         const struct ltop *hit = bsearch(&key, tops, nt, sizeof(*tops), cmp_ltop);
         struct scan_lost_tree *t = hit ? &r->lost[hit->k] : NULL;
+        if (t == NULL && bit(shell_tops, e->top)) {
+            /* A shell's: the shells take it, or leave it (shell_winners). */
+            shells_blk = e->blk;
+            continue;
+        }
         if (t == NULL || zero_block(r, e->blk, b))
             continue;
         if (e->fb >= t->ndata) {
@@ -751,6 +765,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *seen = calloc((size_t)words, sizeof(*seen));
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
+    uint64_t *shell_tops = calloc((size_t)words, sizeof(*shell_tops)); /* the shells' tops */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named};
@@ -766,7 +781,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
-    if (notop == NULL || seen == NULL || named == NULL || twice == NULL || bufs == NULL) {
+    if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
+        bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -847,6 +863,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         uint64_t *exts, nexts, held_slots;
         bool unknown_ok = list_broken(r) && (driver || tree_file(r, blk) != 0);
         size_t deferred = d.n;
+        d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && tree_file(r, blk) == 0;
         if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
                        &held_slots)) {
             free(exts);
@@ -875,6 +892,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 shells_cap = ncap;
             }
             shells[nshells++] = (struct lshell){blk, exts, nexts, d.n - deferred, d.n};
+            set_bit(shell_tops, blk);
             r->map[blk].flags |= SC_BF_LINKED;
             continue;
         }
@@ -893,7 +911,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (!add_tree(r, blk, pairs, npairs, exts, nexts, b))
             goto out;
     }
-    if (!resolve_deferred(r, &d, seen, first_tree, driver, b))
+    if (!resolve_deferred(r, &d, seen, shell_tops, first_tree, driver, b))
         goto out;
     if (nshells > 0 && (win = shell_winners(r, &d, shells, nshells, seen, driver)) == NULL) {
         ok = sc_oom(r);
@@ -940,6 +958,7 @@ out:
     free(seen);
     free(named);
     free(twice);
+    free(shell_tops);
     free(cands);
     free(round_of);
     free(win);
