@@ -148,6 +148,15 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
                sc_adopt(r, blk, cls, w->id, index);
     }
     enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;
+    const struct scan_block *h = sc_cell(r, blk);
+    if (h != NULL && h->cls == SCAN_BLK_DATA && h->owner != w->id) {
+        /* Another live file's data slot, one flipped bit off its run
+         * (flipped.c), names this file's block: it gives the block back. */
+        char claim[SC_PATH_MAX + 64];
+        snprintf(claim, sizeof(claim), "the tree of %s", fpath(w));
+        if (sc_flip_release(r, blk, claim, ext || w->in_run))
+            r->map[blk].cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
+    }
     enum sc_claim got = sc_claim(r, blk, cls, w->id, index);
     if (got == SC_CLAIM_OK)
         return true;

@@ -34,7 +34,9 @@
  *
  * The free list is a claimant too: a live file's slot that breaks its run
  * by one bit onto a block the list lists gives the block back to the list
- * once every other claim is in (sc_flip_free_claims).
+ * once every other claim is in (sc_flip_free_claims).  So is a live file
+ * walked later, whose own link names the block (files.c, take): the
+ * earlier file's slot gives it back before the later claim is made.
  */
 #include <inttypes.h>
 #include <stdio.h>
