@@ -118,7 +118,7 @@ static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan, b
         return false;
     char what[SC_PATH_MAX + 64];
     snprintf(what, sizeof(what), "the tree of orphaned %s '%s'", sc_kind_name(o), o->path);
-    return sc_flip_release(r, blk, what, sure);
+    return sc_flip_release(r, blk, what, sure, NULL);
 }
 
 /*
@@ -154,7 +154,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
          * (flipped.c), names this file's block: it gives the block back. */
         char claim[SC_PATH_MAX + 64];
         snprintf(claim, sizeof(claim), "the tree of %s", fpath(w));
-        if (sc_flip_release(r, blk, claim, ext || w->in_run))
+        if (sc_flip_release(r, blk, claim, ext || w->in_run, NULL))
             r->map[blk].cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
     }
     enum sc_claim got = sc_claim(r, blk, cls, w->id, index);

@@ -29,8 +29,12 @@
  * failed delete leave, SPEC-9.8, 9.9) is taken for the hole it was
  * (EXT_HOLE_FLIPPED), but only when the claim on its block is sure by the
  * claimant's own shape: the block is its extender, or lies in a run of its
- * slots.  A file whose slot names a block no one else wants keeps it: that
- * alone is no flip the disk can show.
+ * slots.  Against a lost tree's run, on media no 2012 driver wrote, a slot
+ * in no run maps the only block one bit away that is left to nobody, when
+ * there is just one (lone_block); on the driver's media a relink's cut-off
+ * blocks (SPEC-9.3) are still left to nobody then, so it is not unique.
+ * A file whose slot names a block no one else wants keeps it: that alone
+ * is no flip the disk can show.
  *
  * The free list is a claimant too: a live file's slot that breaks its run
  * by one bit onto a block the list lists gives the block back to the list
@@ -61,6 +65,14 @@ static bool left_over(struct scan_result *r, uint64_t blk)
            !sc_named_bad(r, blk);
 }
 
+/* Does blk, at x's file block k, continue a run with either neighbour? */
+static bool in_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
+{
+    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
+    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
+    return (prev != 0 && prev < UINT64_MAX && blk == prev + 1) || (next > 1 && blk == next - 1);
+}
+
 /* The block that would continue the run of file block k - 1 (from) or
  * k + 1 (to) of x at file block k, one bit away from blk and left to
  * nobody; 0 when there is none.  Both neighbours must agree when both
@@ -68,12 +80,12 @@ static bool left_over(struct scan_result *r, uint64_t blk)
 static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uint64_t k,
                           uint64_t blk)
 {
-    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
-    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
     /* A slot that already continues a run with either neighbour breaks
      * none: the run the other side would make is no sign of a flip. */
-    if ((prev != 0 && prev < UINT64_MAX && blk == prev + 1) || (next > 1 && blk == next - 1))
+    if (in_run(x, k, blk))
         return 0;
+    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
+    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
     uint64_t a = prev != 0 && prev < UINT64_MAX ? prev + 1 : 0;
     uint64_t b = next > 1 ? next - 1 : 0;
     bool a_ok = a != 0 && a < r->dev_blocks && sc_one_bit(a ^ blk) && left_over(r, a);
@@ -122,7 +134,25 @@ static void remap(struct scan_result *r, struct scan_entry *x, uint64_t k, uint6
     x->data[k] = alt;
 }
 
-bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure)
+/* The one block one bit away from blk that is left to nobody and not in
+ * skip (a bitmap over the map's blocks); 0 when there is none, or more
+ * than one. */
+static uint64_t lone_block(struct scan_result *r, uint64_t blk, const uint64_t *skip)
+{
+    uint64_t found = 0;
+    for (unsigned j = 0; j < 64; j++) {
+        uint64_t a = blk ^ ((uint64_t)1 << j);
+        if (a == 0 || a >= r->dev_blocks || !left_over(r, a) || ((skip[a / 64] >> (a % 64)) & 1))
+            continue;
+        if (found != 0)
+            return 0;
+        found = a;
+    }
+    return found;
+}
+
+bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
+                     const uint64_t *lone_skip)
 {
     struct scan_block *c = sc_cell(r, blk);
     /* A block two live files map is a cross-link fsck copies: not moved.
@@ -138,14 +168,18 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         return false;
     uint64_t alt = run_block(r, x, k, blk);
     bool to_hole = false;
-    if (alt == 0) {
+    if (alt == 0 && claim_sure && sc_one_bit(blk) && k > 0 && hole_at(x, k - 1) &&
+        hole_at(x, k + 1)) {
         /* A hole whose one bit flipped, among holes of a sparse file: a
          * lone block there may be the file's, so only against a claim that
          * its own shape bears out. */
-        if (!claim_sure || !sc_one_bit(blk) || k == 0 || !hole_at(x, k - 1) || !hole_at(x, k + 1))
-            return false;
         to_hole = true;
+    } else if (alt == 0 && claim_sure && lone_skip != NULL && !in_run(x, k, blk)) {
+        /* A slot in no run: the only block one bit away that nobody holds. */
+        alt = lone_block(r, blk, lone_skip);
     }
+    if (alt == 0 && !to_hole)
+        return false;
     uint8_t *b = malloc(r->g.blocksize);
     uint8_t *eb = malloc(r->g.blocksize);
     bool moved = false;

@@ -254,6 +254,7 @@ struct ldefers {
     size_t n, cap;
     const uint64_t *twice; /* blocks two candidates' data slots name */
     const uint64_t *named; /* blocks a candidate's data slot names */
+    bool lone_ok;          /* no 2012 driver wrote the media (sc_flip_release) */
     bool all_twice;        /* the tree walked names another candidate extender:
                             * every block another candidate names waits */
 };
@@ -454,7 +455,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
             bool run = (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
                        (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1);
-            sc_flip_release(r, s, what, run);
+            sc_flip_release(r, s, what, run, d->lone_ok ? d->named : NULL);
         }
         if (held(r, c))
             (*held_slots)++;
@@ -781,6 +782,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     bool driver = sc_driver_files(r);
+    d.lone_ok = !driver;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
         bufs == NULL) {
         ok = sc_oom(r);

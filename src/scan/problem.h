@@ -213,8 +213,9 @@ enum scan_severity {
       N_("clear the slot"))                                                                     \
     X(EXT_SLOT_FLIPPED, 0x02000a, SCAN_SEV_ERROR, 0,                                            \
       N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
-         "block {value}, one bit away, completes the file's run and nothing holds it"),         \
-      N_("set the slot to the block of the run"))                                               \
+         "block {value}, one bit away and held by nothing, completes the file's run or is "     \
+         "the only such block"),                                                                \
+      N_("set the slot to that block"))                                                         \
     X(EXT_HOLE_FLIPPED, 0x02000b, SCAN_SEV_ERROR, 0,                                            \
       N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
          "the slot, one bit set between holes, was a hole"),                                    \

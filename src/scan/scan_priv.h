@@ -614,8 +614,12 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
  * the file maps that one instead (EXT_SLOT_FLIPPED), and when it is one
  * bit between holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
  * the claimant takes blk as an extender or in a run of its own slots);
- * blk is unowned again.  True when it moved. */
-bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure);
+ * with claim_sure and lone_skip (given only on media no 2012 driver
+ * wrote: a bitmap over the map of blocks the claimants name), a slot in
+ * no run maps the only left-over block one bit away outside lone_skip,
+ * when there is just one; blk is unowned again.  True when it moved. */
+bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
+                     const uint64_t *lone_skip);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);
