@@ -254,6 +254,7 @@ struct ldefers {
     size_t n, cap;
     const uint64_t *twice; /* blocks two candidates' data slots name */
     const uint64_t *named; /* blocks a candidate's data slot names */
+    const uint64_t *in_run; /* blocks a candidate's data slot names in a run of its slots */
     bool lone_ok;          /* no 2012 driver wrote the media (sc_flip_release) */
     bool all_twice;        /* the tree walked names another candidate extender:
                             * every block another candidate names waits */
@@ -321,7 +322,8 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
 
 /*
  * Slot k of the level-0 extender b names s, which another candidate's data
- * slot names too, and s breaks the run its neighbour slots make: the block
+ * slot names too, in a run of its slots, and s breaks the run its
+ * neighbour slots make here: the block
  * that would continue the run (the same from both sides when both have
  * one), one bit away from s, that no candidate names and no tree took,
  * that the tree may take and that reads as data.  That is one flipped bit
@@ -335,7 +337,7 @@ static uint64_t flipped_slot(struct scan_result *r, const struct ldefers *d,
                              bool unknown_ok, uint8_t *scratch)
 {
     const struct lanyfs_geom *g = &r->g;
-    if (!bit(d->twice, s))
+    if (!bit(d->twice, s) || !bit(d->in_run, s))
         return 0;
     uint64_t prev = k > 0 ? lanyfs_ext_slot(g, b, k - 1) : 0;
     uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, b, k + 1) : 0;
@@ -767,9 +769,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *named = calloc((size_t)words, sizeof(*named));  /* a data slot names it */
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
     uint64_t *shell_tops = calloc((size_t)words, sizeof(*shell_tops)); /* the shells' tops */
+    uint64_t *in_run = calloc((size_t)words, sizeof(*in_run)); /* named in a run of slots */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
-    struct ldefers d = {.twice = twice, .named = named};
+    struct ldefers d = {.twice = twice, .named = named, .in_run = in_run};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
     size_t ncands = 0, cands_cap = 0;
     /* Each candidate's round (pass 0 sets it): 0 early; else 1 + how many
@@ -784,7 +787,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool driver = sc_driver_files(r);
     d.lone_ok = !driver;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
-        bufs == NULL) {
+        in_run == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -823,6 +826,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 if (bit(named, s))
                     set_bit(twice, s);
                 set_bit(named, s);
+                if ((k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
+                    (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1))
+                    set_bit(in_run, s);
             } else if (is_child(r, s, c->index)) {
                 set_bit(notop, s);
             }
@@ -961,6 +967,7 @@ out:
     free(named);
     free(twice);
     free(shell_tops);
+    free(in_run);
     free(cands);
     free(round_of);
     free(win);
