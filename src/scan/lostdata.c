@@ -269,6 +269,14 @@ struct lshell {
     size_t from, to; /* its deferred blocks in ldefers.v */
 };
 
+/* Does slot k of the level-0 extender b, naming s, continue a run with a
+ * neighbour slot? */
+static bool slot_in_run(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k, uint64_t s)
+{
+    return (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
+           (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1);
+}
+
 static bool lonely(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k)
 {
     return (k == 0 || lanyfs_ext_slot(g, b, k - 1) == 0) &&
@@ -323,14 +331,13 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
 /*
  * Slot k of the level-0 extender b names s, which another candidate's data
  * slot names too, in a run of its slots, and s breaks the run its
- * neighbour slots make here: the block
- * that would continue the run (the same from both sides when both have
- * one), one bit away from s, that no candidate names and no tree took,
- * that the tree may take and that reads as data.  That is one flipped bit
- * in the slot, which moved it onto the other write's block: the tree takes
- * the run's block (EXT_SLOT_FLIPPED, add_tree) and leaves s to the tree
- * whose block it is.  0 when there is no such block.  scratch is a block
- * buffer.
+ * neighbour slots make here: the block that would continue the run (the
+ * same from both sides when both have one), one bit away from s, that no
+ * candidate names and no tree took, that the tree may take and that reads
+ * as data.  That is one flipped bit in the slot, which moved it onto the
+ * other write's block: the tree takes the run's block (EXT_SLOT_FLIPPED,
+ * add_tree) and leaves s to the tree whose block it is.  0 when there is
+ * no such block.  scratch is a block buffer.
  */
 static uint64_t flipped_slot(struct scan_result *r, const struct ldefers *d,
                              const uint64_t *seen, const uint8_t *b, uint32_t k, uint64_t s,
@@ -339,10 +346,10 @@ static uint64_t flipped_slot(struct scan_result *r, const struct ldefers *d,
     const struct lanyfs_geom *g = &r->g;
     if (!bit(d->twice, s) || !bit(d->in_run, s))
         return 0;
+    if (slot_in_run(g, b, k, s))
+        return 0;
     uint64_t prev = k > 0 ? lanyfs_ext_slot(g, b, k - 1) : 0;
     uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, b, k + 1) : 0;
-    if ((prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1))
-        return 0;
     uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
     uint64_t alt = 0;
     for (int i = 0; i < 2; i++) {
@@ -455,9 +462,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
              * tree's block. */
             char what[64];
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
-            bool run = (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
-                       (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1);
-            sc_flip_release(r, s, what, run, d->lone_ok ? d->named : NULL);
+            sc_flip_release(r, s, what, slot_in_run(g, b, k, s), d->lone_ok ? d->named : NULL);
         }
         if (held(r, c))
             (*held_slots)++;
@@ -826,8 +831,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 if (bit(named, s))
                     set_bit(twice, s);
                 set_bit(named, s);
-                if ((k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
-                    (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1))
+                if (slot_in_run(g, b, k, s))
                     set_bit(in_run, s);
             } else if (is_child(r, s, c->index)) {
                 set_bit(notop, s);
