@@ -55,15 +55,17 @@
  *
  * When the free list could not be walked to its end, a block nothing reached
  * may be a free one its lost part lists (unknown, not leaked): a tree's data
- * blocks are then taken from those too, where the tree cannot be a deleted
- * file's: when its file is known (above), or on media the 2012 driver
- * wrote, which frees no extender and empties the slots of a deleted file's
- * (SPEC-9.4, 9.5).  The correct writer frees a deleted file's extenders
- * with their slots, so on its media an unknown tree with unknown blocks may
- * be one, and is not taken.  A write's blocks come off the free list, and a
- * slot that names another's block makes no tree (above), so a broken list
- * does not cost the lost writes their data: fsck would rebuild it over
- * them otherwise.
+ * blocks are then taken from those too.  A write's blocks come off the free
+ * list, and a slot that names another's block makes no tree (above), so a
+ * broken list does not cost the lost writes their data: fsck would rebuild
+ * the list over them otherwise.  On media the 2012 driver wrote, which
+ * frees no extender and empties the slots of a deleted file's (SPEC-9.4,
+ * 9.5), such a tree cannot be a deleted file's.  The correct writer frees
+ * a deleted file's extenders with their slots, so on its media a tree
+ * whose file is not known may be a deleted file that the list's lost part
+ * listed: it is taken all the same, since keeping a deleted file's blocks
+ * out of the free list costs space, where freeing a lost write's costs its
+ * data.
  *
  * A block the free list lists is a tree's data only where the tree maps it
  * in a run whose neighbour no list names (listed_alone): a pop that did not
@@ -623,10 +625,9 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
 }
 
 /* A deferred block no tree took yet, that its tree may take. */
-static bool deferred_free(struct scan_result *r, const struct ldefer *e, const uint64_t *seen,
-                          bool driver)
+static bool deferred_free(struct scan_result *r, const struct ldefer *e, const uint64_t *seen)
 {
-    bool unknown_ok = list_broken(r) && (driver || tree_file(r, e->top) != 0);
+    bool unknown_ok = list_broken(r);
     return !bit(seen, e->blk) && data_free(r, &r->map[e->blk], unknown_ok);
 }
 
@@ -663,8 +664,7 @@ static int cmp_defer(const void *a, const void *b)
  * to the shells (shell_winners).
  */
 static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uint64_t *seen,
-                             const uint64_t *shell_tops, size_t first_tree, bool driver,
-                             uint8_t *b)
+                             const uint64_t *shell_tops, size_t first_tree, uint8_t *b)
 {
     if (d->n == 0 || r->nlost <= first_tree)
         return true;
@@ -688,7 +688,7 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
     for (size_t i = 0; i < d->n; i++) {
         const struct ldefer *e = order[i];
         struct scan_block *c = &r->map[e->blk];
-        if (e->blk == shells_blk || !deferred_free(r, e, seen, driver))
+        if (e->blk == shells_blk || !deferred_free(r, e, seen))
             continue;
         struct ltop key = {e->top, 0};
         const struct ltop *hit = bsearch(&key, tops, nt, sizeof(*tops), cmp_ltop);
@@ -739,8 +739,7 @@ static bool resolve_deferred(struct scan_result *r, const struct ldefers *d, uin
  * orders them.  An array of d->n flags, NULL when memory runs out.
  */
 static bool *shell_winners(struct scan_result *r, const struct ldefers *d,
-                           const struct lshell *shells, size_t nshells, const uint64_t *seen,
-                           bool driver)
+                           const struct lshell *shells, size_t nshells, const uint64_t *seen)
 {
     bool *win = calloc(d->n ? d->n : 1, sizeof(*win));
     const struct ldefer **order = malloc((d->n ? d->n : 1) * sizeof(*order));
@@ -758,7 +757,7 @@ static bool *shell_winners(struct scan_result *r, const struct ldefers *d,
     for (size_t j = 0; j < m; j++) {
         if (j == 0 || order[j]->blk != order[j - 1]->blk)
             taken = false;
-        if (!taken && deferred_free(r, order[j], seen, driver))
+        if (!taken && deferred_free(r, order[j], seen))
             win[order[j] - d->v] = taken = true;
     }
     free(order);
@@ -873,7 +872,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
-        bool unknown_ok = list_broken(r) && (driver || tree_file(r, blk) != 0);
+        bool unknown_ok = list_broken(r);
         size_t deferred = d.n;
         d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && tree_file(r, blk) == 0;
         if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
@@ -923,9 +922,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (!add_tree(r, blk, pairs, npairs, exts, nexts, b))
             goto out;
     }
-    if (!resolve_deferred(r, &d, seen, shell_tops, first_tree, driver, b))
+    if (!resolve_deferred(r, &d, seen, shell_tops, first_tree, b))
         goto out;
-    if (nshells > 0 && (win = shell_winners(r, &d, shells, nshells, seen, driver)) == NULL) {
+    if (nshells > 0 && (win = shell_winners(r, &d, shells, nshells, seen)) == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -934,7 +933,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         size_t npairs = 0;
         for (size_t i = sh->from; i < sh->to; i++) {
             const struct ldefer *e = &d.v[i];
-            if (!win[i] || !deferred_free(r, e, seen, driver) || zero_block(r, e->blk, b))
+            if (!win[i] || !deferred_free(r, e, seen) || zero_block(r, e->blk, b))
                 continue;
             if (!take_data(r, seen, &pairs, &npairs, &cap, e->fb, e->blk)) {
                 ok = sc_oom(r);
