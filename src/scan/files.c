@@ -76,6 +76,7 @@ struct fwalk {
     uint64_t visits;        /* extenders visited (SC_FILE_RECOVER) */
     uint64_t *ext_marks;    /* SC_FILE_RECOVER: a bit set for each extender met, or NULL */
     bool in_run;            /* the data slot being taken has a neighbour one block off */
+    const uint8_t *slots;   /* the slots of the level-0 extender being walked */
     struct sc_aux st;       /* statistics, copied into the entry's aux */
 };
 
@@ -104,8 +105,21 @@ bool sc_past_size_data(struct scan_result *r, const struct scan_block *c)
  * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
  * slot), or when the file's slot is a flipped bit off its run (flipped.c).
  */
-static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan, bool sure)
+/* sc_names_fn: does a slot of the level-0 extender being walked name blk? */
+static bool walk_names(const void *ctx, uint64_t blk)
 {
+    const struct fwalk *w = ctx;
+    const struct lanyfs_geom *g = &w->r->g;
+    for (uint32_t i = 0; w->slots != NULL && i < g->extmax; i++)
+        if (sc_slot(w->slots, g->addrlen, i) == blk)
+            return true;
+    return false;
+}
+
+static bool orphan_takes(const struct fwalk *w, uint64_t blk, bool sure)
+{
+    struct scan_result *r = w->r;
+    uint32_t orphan = w->id;
     struct scan_block *c = sc_cell(r, blk);
     if (c != NULL && sc_past_size_data(r, c)) {
         c->cls = SCAN_BLK_UNKNOWN;
@@ -118,7 +132,7 @@ static bool orphan_takes(struct scan_result *r, uint64_t blk, uint32_t orphan, b
         return false;
     char what[SC_PATH_MAX + 64];
     snprintf(what, sizeof(what), "the tree of orphaned %s '%s'", sc_kind_name(o), o->path);
-    return sc_flip_release(r, blk, what, sure, NULL);
+    return sc_flip_release(r, blk, what, sure, walk_names, w);
 }
 
 /*
@@ -144,7 +158,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
         if (sc_adopt(r, blk, cls, w->id, index))
             return true;
-        return w->mode == SC_FILE_ORPHAN && orphan_takes(r, blk, w->id, ext || w->in_run) &&
+        return w->mode == SC_FILE_ORPHAN && orphan_takes(w, blk, ext || w->in_run) &&
                sc_adopt(r, blk, cls, w->id, index);
     }
     enum scan_class cls = ext ? SCAN_BLK_EXTENDER : SCAN_BLK_DATA;
@@ -154,7 +168,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
          * (flipped.c), names this file's block: it gives the block back. */
         char claim[SC_PATH_MAX + 64];
         snprintf(claim, sizeof(claim), "the tree of %s", fpath(w));
-        if (sc_flip_release(r, blk, claim, ext || w->in_run, NULL))
+        if (sc_flip_release(r, blk, claim, ext || w->in_run, NULL, NULL))
             r->map[blk].cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
     }
     enum sc_claim got = sc_claim(r, blk, cls, w->id, index);
@@ -615,6 +629,7 @@ static bool walk(struct fwalk *w)
                     goto out;
                 continue;
             }
+            w->slots = x->buf + LANYFS_EXT_SLOTS;
             w->in_run = (i > 0 && sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i - 1) + 1 == slot) ||
                         (i + 1 < g->extmax &&
                          sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i + 1) == slot + 1);
@@ -661,6 +676,7 @@ static bool walk(struct fwalk *w)
             add_holes(w, fb, span, x->level);
             continue;
         }
+        w->slots = x->buf + LANYFS_EXT_SLOTS; /* its children are no lone blocks either */
         if (!take(w, slot, true, cl, x->blk, i, &held)) {
             if (sc_stopped(r))
                 goto out;

@@ -29,12 +29,15 @@
  * failed delete leave, SPEC-9.8, 9.9) is taken for the hole it was
  * (EXT_HOLE_FLIPPED), but only when the claim on its block is sure by the
  * claimant's own shape: the block is its extender, or lies in a run of its
- * slots.  Against a lost tree's run, on media no 2012 driver wrote, a slot
- * in no run maps the only block one bit away that is left to nobody, when
- * there is just one (lone_block); on the driver's media a relink's cut-off
- * blocks (SPEC-9.3) are still left to nobody then, so it is not unique.
- * A file whose slot names a block no one else wants keeps it: that alone
- * is no flip the disk can show.
+ * slots.  Against such a claim (a lost tree's only on media no 2012
+ * driver wrote), a slot in no run maps the only block one bit away that is
+ * left to nobody and the claimant does not name itself, when there is just
+ * one and it lies nearer the file's blocks beside the slot than the slot's
+ * block does (lone_block, gap): a file's block right after its extender,
+ * or near its others, is no flip.  The blocks a relink cut off the free
+ * list (SPEC-9.3), which marks.c explains later, are no leftovers
+ * (cut_listed, sweep.c).  A file whose slot names a block no one else
+ * wants keeps it: that alone is no flip the disk can show.
  *
  * The free list is a claimant too: a live file's slot that breaks its run
  * by one bit onto a block the list lists gives the block back to the list
@@ -62,7 +65,7 @@ static bool left_over(struct scan_result *r, uint64_t blk)
     return c != NULL && blk < r->image_blocks && c->owner == 0 &&
            (c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_UNKNOWN) &&
            !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX)) &&
-           !sc_named_bad(r, blk);
+           !sc_named_bad(r, blk) && !sc_cellbits_get(&r->cut_listed, blk);
 }
 
 /* Does blk, at x's file block k, continue a run with either neighbour? */
@@ -134,15 +137,31 @@ static void remap(struct scan_result *r, struct scan_entry *x, uint64_t k, uint6
     x->data[k] = alt;
 }
 
-/* The one block one bit away from blk that is left to nobody and not in
- * skip (a bitmap over the map's blocks); 0 when there is none, or more
- * than one. */
-static uint64_t lone_block(struct scan_result *r, uint64_t blk, const uint64_t *skip)
+/* How far v lies from the nearer of x's blocks beside file block k
+ * (UINT64_MAX when neither is mapped). */
+static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
+{
+    uint64_t best = UINT64_MAX;
+    for (int side = 0; side < 2; side++) {
+        uint64_t j = side == 0 ? k - 1 : k + 1;
+        if ((side == 0 && k == 0) || j >= x->ndata || x->data[j] == 0)
+            continue;
+        uint64_t n = x->data[j], d = n > v ? n - v : v - n;
+        if (d < best)
+            best = d;
+    }
+    return best;
+}
+
+/* The one block one bit away from blk that is left to nobody and that
+ * skip does not name; 0 when there is none, or more than one. */
+static uint64_t lone_block(struct scan_result *r, uint64_t blk, sc_names_fn skip,
+                           const void *ctx)
 {
     uint64_t found = 0;
     for (unsigned j = 0; j < 64; j++) {
         uint64_t a = blk ^ ((uint64_t)1 << j);
-        if (a == 0 || a >= r->dev_blocks || !left_over(r, a) || ((skip[a / 64] >> (a % 64)) & 1))
+        if (a == 0 || a >= r->dev_blocks || !left_over(r, a) || skip(ctx, a))
             continue;
         if (found != 0)
             return 0;
@@ -152,7 +171,7 @@ static uint64_t lone_block(struct scan_result *r, uint64_t blk, const uint64_t *
 }
 
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
-                     const uint64_t *lone_skip)
+                     sc_names_fn lone_skip, const void *ctx)
 {
     struct scan_block *c = sc_cell(r, blk);
     /* A block two live files map is a cross-link fsck copies: not moved.
@@ -175,8 +194,13 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
          * its own shape bears out. */
         to_hole = true;
     } else if (alt == 0 && claim_sure && lone_skip != NULL && !in_run(x, k, blk)) {
-        /* A slot in no run: the only block one bit away that nobody holds. */
-        alt = lone_block(r, blk, lone_skip);
+        /* A slot in no run: the only block one bit away that nobody holds,
+         * when it lies nearer the file's blocks beside it than the slot's
+         * block does (a block taken right after the extender, or near
+         * the file's others, is no flip). */
+        alt = lone_block(r, blk, lone_skip, ctx);
+        if (alt != 0 && !(gap(x, k, alt) < gap(x, k, blk)))
+            alt = 0;
     }
     if (alt == 0 && !to_hole)
         return false;

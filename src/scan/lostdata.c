@@ -271,6 +271,12 @@ struct lshell {
     size_t from, to; /* its deferred blocks in ldefers.v */
 };
 
+/* sc_names_fn: does a candidate's data slot name blk (ctx: the bitmap)? */
+static bool names_data(const void *ctx, uint64_t blk)
+{
+    return bit(ctx, blk);
+}
+
 /* Does slot k of the level-0 extender b, naming s, continue a run with a
  * neighbour slot? */
 static bool slot_in_run(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k, uint64_t s)
@@ -464,7 +470,8 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
              * tree's block. */
             char what[64];
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
-            sc_flip_release(r, s, what, slot_in_run(g, b, k, s), d->lone_ok ? d->named : NULL);
+            sc_flip_release(r, s, what, slot_in_run(g, b, k, s), d->lone_ok ? names_data : NULL,
+                            d->named);
         }
         if (held(r, c))
             (*held_slots)++;

@@ -180,6 +180,9 @@ struct scan_result {
     uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
     struct sc_cellbits free_doubted; /* blocks listed by a slot its chain block's counter
                                       * rules out (freelist.c) */
+    struct sc_cellbits cut_listed; /* blocks a leaked chain-like block lists: a list the
+                                    * driver cut off (SPEC-9.3), marked by marks.c later
+                                    * (sweep.c) */
     uint64_t chains_formatter;     /* chain blocks of type 0x80 */
     uint64_t chains_last_filled;   /* chain blocks whose last slot is filled */
     uint64_t first_formatter_chain;/* the first of those, for the finding */
@@ -614,12 +617,14 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
  * the file maps that one instead (EXT_SLOT_FLIPPED), and when it is one
  * bit between holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
  * the claimant takes blk as an extender or in a run of its own slots);
- * with claim_sure and lone_skip (given only on media no 2012 driver
- * wrote: a bitmap over the map of blocks the claimants name), a slot in
- * no run maps the only left-over block one bit away outside lone_skip,
- * when there is just one; blk is unowned again.  True when it moved. */
+ * with claim_sure and lone_skip (not NULL: which blocks the claimant names
+ * itself, that no slot of another may take), a slot in no run maps the
+ * only left-over block one bit away that lone_skip does not name, when
+ * there is just one; blk is unowned again.  True when it moved. */
+/* Does the claimant name blk itself (ctx: the claimant's own record)? */
+typedef bool (*sc_names_fn)(const void *ctx, uint64_t blk);
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
-                     const uint64_t *lone_skip);
+                     sc_names_fn lone_skip, const void *ctx);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);

@@ -225,7 +225,8 @@ out:
     return ok;
 }
 
-/* Step 1: orphans listed by a cut-off chain block are deleted entries. */
+/* Step 1: orphans listed by a cut-off chain block are deleted entries; the
+ * blocks such a block lists are noted (cut_listed): marks.c judges them. */
 static bool cut_lists(struct scan_result *r, uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
@@ -240,6 +241,8 @@ static bool cut_lists(struct scan_result *r, uint8_t *b)
         for (uint32_t i = 0; i < g->chainmax; i++) {
             uint64_t s = lanyfs_chain_slot(g, b, i);
             struct scan_block *t = s != 0 ? sc_cell(r, s) : NULL;
+            if (t != NULL && !sc_cellbits_set(r, &r->cut_listed, s))
+                return sc_oom(r);
             if (t == NULL || t->cls != SCAN_BLK_ORPHAN)
                 continue;
             struct scan_entry *x = sc_entry(r, t->owner);
