@@ -561,7 +561,7 @@ static bool walk(struct fwalk *w)
         w->st.holes = w->needed;
         goto out_ok;
     }
-    mem = malloc((size_t)(level + 1) * g->blocksize);
+    mem = malloc((size_t)(level + 2) * g->blocksize); /* a block a level, and a scratch one */
     if (mem == NULL) {
         free(tb);
         sc_oom(r);
@@ -630,6 +630,20 @@ static bool walk(struct fwalk *w)
                 continue;
             }
             w->slots = x->buf + LANYFS_EXT_SLOTS;
+            if (w->mode == SC_FILE_ORPHAN) {
+                /* Its slot flipped onto a lost write's top: the run's block. */
+                uint64_t alt = sc_flip_orphan_slot(r, g, w->slots, i, slot,
+                                                   mem + (size_t)(level + 1) * g->blocksize);
+                if (alt != 0 &&
+                    !sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED,
+                                                      .entry = w->id, .block = x->blk,
+                                                      .count = i, .block2 = slot, .value = alt},
+                               fpath(w), "%s", "an extender tree nothing links, as its top,"))
+                    goto out;
+                if (alt != 0)
+                    slot = alt;
+            }
             w->in_run = (i > 0 && sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i - 1) + 1 == slot) ||
                         (i + 1 < g->extmax &&
                          sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i + 1) == slot + 1);

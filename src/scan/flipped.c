@@ -39,6 +39,11 @@
  * (cut_listed, sweep.c).  A file whose slot names a block no one else
  * wants keeps it: that alone is no flip the disk can show.
  *
+ * An orphaned file's own slot that breaks its run by one bit onto a lost
+ * write's top extender, which nothing else holds yet, maps the block of
+ * its run instead while the orphan is walked (sc_flip_orphan_slot): the
+ * lost tree, walked after, would otherwise find its top taken.
+ *
  * The free list is a claimant too: a live file's slot that breaks its run
  * by one bit onto a block the list lists gives the block back to the list
  * once every other claim is in (sc_flip_free_claims).  So is a live file
@@ -50,6 +55,7 @@
 #include <stdlib.h>
 
 #include "scan_priv.h"
+#include "slots.h"
 
 /* Is file block j of x inside its size and a hole? */
 static bool hole_at(const struct scan_entry *x, uint64_t j)
@@ -236,6 +242,34 @@ out:
     free(b);
     free(eb);
     return moved;
+}
+
+uint64_t sc_flip_orphan_slot(struct scan_result *r, const struct lanyfs_geom *g,
+                             const uint8_t *slots, uint32_t i, uint64_t s, uint8_t *b)
+{
+    const struct scan_block *c = sc_cell(r, s);
+    if (c == NULL || c->cls != SCAN_BLK_ORPHAN_EXT || c->owner != 0 ||
+        (c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED)))
+        return 0;
+    uint64_t prev = i > 0 ? sc_slot(slots, g->addrlen, i - 1) : 0;
+    uint64_t next = i + 1 < g->extmax ? sc_slot(slots, g->addrlen, i + 1) : 0;
+    if ((prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1))
+        return 0;
+    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
+    uint64_t alt = 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t a = cand[k];
+        if (a == 0 || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !left_over(r, a))
+            continue;
+        if (alt != 0 && alt != a)
+            return 0; /* the two sides disagree */
+        alt = a;
+    }
+    struct lanyfs_entry e;
+    if (alt == 0 || sc_read(r, alt, b, NULL) != LANYFS_OK ||
+        sc_probe_entry(&r->g, r->dev_blocks, b, &e) || sc_probe_extender(&r->g, r->dev_blocks, b))
+        return 0;
+    return alt;
 }
 
 uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)

@@ -625,6 +625,13 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 typedef bool (*sc_names_fn)(const void *ctx, uint64_t blk);
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
                      sc_names_fn lone_skip, const void *ctx);
+/* Slot i of an orphaned file's level-0 extender (slots: its slot bytes)
+ * names s, an extender nothing holds (a lost write's top, lostdata.c), and
+ * breaks the run its neighbour slots make: the block that continues the
+ * run, one bit away from s, left to nobody and reading as data, which the
+ * file maps instead; 0 when there is none.  b is a block buffer. */
+uint64_t sc_flip_orphan_slot(struct scan_result *r, const struct lanyfs_geom *g,
+                             const uint8_t *slots, uint32_t i, uint64_t s, uint8_t *b);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);
