@@ -632,7 +632,7 @@ static bool walk(struct fwalk *w)
             w->slots = x->buf + LANYFS_EXT_SLOTS;
             if (w->mode == SC_FILE_ORPHAN) {
                 /* Its slot flipped onto a lost write's top: the run's block. */
-                uint64_t alt = sc_flip_orphan_slot(r, g, w->slots, i, slot,
+                uint64_t alt = sc_flip_orphan_slot(r, x->buf, i, slot,
                                                    mem + (size_t)(level + 1) * g->blocksize);
                 if (alt != 0 &&
                     !sc_report(r,

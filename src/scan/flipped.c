@@ -55,7 +55,6 @@
 #include <stdlib.h>
 
 #include "scan_priv.h"
-#include "slots.h"
 
 /* Is file block j of x inside its size and a hole? */
 static bool hole_at(const struct scan_entry *x, uint64_t j)
@@ -244,22 +243,25 @@ out:
     return moved;
 }
 
-uint64_t sc_flip_orphan_slot(struct scan_result *r, const struct lanyfs_geom *g,
-                             const uint8_t *slots, uint32_t i, uint64_t s, uint8_t *b)
+bool sc_slot_in_run(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k, uint64_t s)
 {
-    const struct scan_block *c = sc_cell(r, s);
-    if (c == NULL || c->cls != SCAN_BLK_ORPHAN_EXT || c->owner != 0 ||
-        (c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED)))
+    return (k > 0 && lanyfs_ext_slot(g, eb, k - 1) + 1 == s) ||
+           (k + 1 < g->extmax && lanyfs_ext_slot(g, eb, k + 1) == s + 1);
+}
+
+uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
+                          sc_names_fn fits, const void *ctx, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    if (sc_slot_in_run(g, eb, k, s))
         return 0;
-    uint64_t prev = i > 0 ? sc_slot(slots, g->addrlen, i - 1) : 0;
-    uint64_t next = i + 1 < g->extmax ? sc_slot(slots, g->addrlen, i + 1) : 0;
-    if ((prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1))
-        return 0;
+    uint64_t prev = k > 0 ? lanyfs_ext_slot(g, eb, k - 1) : 0;
+    uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, eb, k + 1) : 0;
     uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
     uint64_t alt = 0;
-    for (int k = 0; k < 2; k++) {
-        uint64_t a = cand[k];
-        if (a == 0 || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !left_over(r, a))
+    for (int i = 0; i < 2; i++) {
+        uint64_t a = cand[i];
+        if (a == 0 || a >= r->nblocks || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !fits(ctx, a))
             continue;
         if (alt != 0 && alt != a)
             return 0; /* the two sides disagree */
@@ -267,9 +269,25 @@ uint64_t sc_flip_orphan_slot(struct scan_result *r, const struct lanyfs_geom *g,
     }
     struct lanyfs_entry e;
     if (alt == 0 || sc_read(r, alt, b, NULL) != LANYFS_OK ||
-        sc_probe_entry(&r->g, r->dev_blocks, b, &e) || sc_probe_extender(&r->g, r->dev_blocks, b))
+        sc_probe_entry(g, r->dev_blocks, b, &e) || sc_probe_extender(g, r->dev_blocks, b))
         return 0;
     return alt;
+}
+
+/* sc_names_fn: is blk left to nobody (ctx: the scan)? */
+static bool left_over_fn(const void *ctx, uint64_t blk)
+{
+    return left_over((struct scan_result *)(uintptr_t)ctx, blk);
+}
+
+uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
+                             uint8_t *b)
+{
+    const struct scan_block *c = sc_cell(r, s);
+    if (c == NULL || c->cls != SCAN_BLK_ORPHAN_EXT || c->owner != 0 ||
+        (c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED)))
+        return 0;
+    return sc_flip_slot_alt(r, eb, k, s, left_over_fn, r, b);
 }
 
 uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)

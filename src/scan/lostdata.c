@@ -277,14 +277,6 @@ static bool names_data(const void *ctx, uint64_t blk)
     return bit(ctx, blk);
 }
 
-/* Does slot k of the level-0 extender b, naming s, continue a run with a
- * neighbour slot? */
-static bool slot_in_run(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k, uint64_t s)
-{
-    return (k > 0 && lanyfs_ext_slot(g, b, k - 1) + 1 == s) ||
-           (k + 1 < g->extmax && lanyfs_ext_slot(g, b, k + 1) == s + 1);
-}
-
 static bool lonely(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k)
 {
     return (k == 0 || lanyfs_ext_slot(g, b, k - 1) == 0) &&
@@ -336,6 +328,21 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
     return left || right;
 }
 
+struct tree_fits {
+    struct scan_result *r;
+    const struct ldefers *d;
+    const uint64_t *seen;
+    bool unknown_ok;
+};
+
+/* sc_names_fn: may the tree walked take blk, which no candidate names? */
+static bool tree_fits(const void *ctx, uint64_t blk)
+{
+    const struct tree_fits *t = ctx;
+    return !bit(t->seen, blk) && !bit(t->d->named, blk) &&
+           data_free(t->r, &t->r->map[blk], t->unknown_ok);
+}
+
 /*
  * Slot k of the level-0 extender b names s, which another candidate's data
  * slot names too, in a run of its slots, and s breaks the run its
@@ -351,30 +358,10 @@ static uint64_t flipped_slot(struct scan_result *r, const struct ldefers *d,
                              const uint64_t *seen, const uint8_t *b, uint32_t k, uint64_t s,
                              bool unknown_ok, uint8_t *scratch)
 {
-    const struct lanyfs_geom *g = &r->g;
     if (!bit(d->twice, s) || !bit(d->in_run, s))
         return 0;
-    if (slot_in_run(g, b, k, s))
-        return 0;
-    uint64_t prev = k > 0 ? lanyfs_ext_slot(g, b, k - 1) : 0;
-    uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, b, k + 1) : 0;
-    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
-    uint64_t alt = 0;
-    for (int i = 0; i < 2; i++) {
-        uint64_t a = cand[i];
-        if (a == 0 || a >= r->nblocks || !sc_one_bit(a ^ s) || bit(seen, a) ||
-            bit(d->named, a) || !data_free(r, &r->map[a], unknown_ok))
-            continue;
-        if (alt != 0 && alt != a)
-            return 0; /* the two sides disagree */
-        alt = a;
-    }
-    struct lanyfs_entry e;
-    if (alt == 0 || sc_read(r, alt, scratch, NULL) != LANYFS_OK ||
-        sc_probe_entry(g, r->dev_blocks, scratch, &e) ||
-        sc_probe_extender(g, r->dev_blocks, scratch))
-        return 0;
-    return alt;
+    struct tree_fits t = {r, d, seen, unknown_ok};
+    return sc_flip_slot_alt(r, b, k, s, tree_fits, &t, scratch);
 }
 
 /* Take data block blk at file block fb: marked, and appended to *pairs. */
@@ -470,7 +457,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
              * tree's block. */
             char what[64];
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
-            sc_flip_release(r, s, what, slot_in_run(g, b, k, s), d->lone_ok ? names_data : NULL,
+            sc_flip_release(r, s, what, sc_slot_in_run(g, b, k, s), d->lone_ok ? names_data : NULL,
                             d->named);
         }
         if (held(r, c))
@@ -837,7 +824,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 if (bit(named, s))
                     set_bit(twice, s);
                 set_bit(named, s);
-                if (slot_in_run(g, b, k, s))
+                if (sc_slot_in_run(g, b, k, s))
                     set_bit(in_run, s);
             } else if (is_child(r, s, c->index)) {
                 set_bit(notop, s);

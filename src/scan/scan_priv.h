@@ -625,13 +625,20 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 typedef bool (*sc_names_fn)(const void *ctx, uint64_t blk);
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
                      sc_names_fn lone_skip, const void *ctx);
-/* Slot i of an orphaned file's level-0 extender (slots: its slot bytes)
- * names s, an extender nothing holds (a lost write's top, lostdata.c), and
- * breaks the run its neighbour slots make: the block that continues the
- * run, one bit away from s, left to nobody and reading as data, which the
- * file maps instead; 0 when there is none.  b is a block buffer. */
-uint64_t sc_flip_orphan_slot(struct scan_result *r, const struct lanyfs_geom *g,
-                             const uint8_t *slots, uint32_t i, uint64_t s, uint8_t *b);
+/* Does slot k of the level-0 extender eb, naming s, continue a run with a
+ * neighbour slot? */
+bool sc_slot_in_run(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k, uint64_t s);
+/* Slot k of the level-0 extender eb names s and breaks the run its
+ * neighbour slots make: the block that continues the run (the same from
+ * both sides when both have one), one bit away from s, that fits accepts
+ * and that reads as data; 0 when there is none.  b is a block buffer. */
+uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
+                          sc_names_fn fits, const void *ctx, uint8_t *b);
+/* The same for an orphaned file's slot naming s, an extender nothing
+ * holds (a lost write's top, lostdata.c): the run's block left to nobody,
+ * which the file maps instead. */
+uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
+                             uint8_t *b);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);
