@@ -99,12 +99,6 @@ bool sc_past_size_data(struct scan_result *r, const struct scan_block *c)
            !(c->flags & (SCAN_BF_SHARED | SC_BF_LINKED));
 }
 
-/*
- * An orphan's tree names blk, which a live file holds: the orphan takes it
- * when the file maps it only past its size (its bytes are none of the
- * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
- * slot), or when the file's slot is a flipped bit off its run (flipped.c).
- */
 /* sc_names_fn: does a slot of the level-0 extender being walked name blk? */
 static bool walk_names(const void *ctx, uint64_t blk)
 {
@@ -116,6 +110,14 @@ static bool walk_names(const void *ctx, uint64_t blk)
     return false;
 }
 
+/*
+ * An orphan's tree names blk, which a live file holds: the orphan takes it
+ * when the file maps it only past its size (its bytes are none of the
+ * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
+ * slot), or when the file's slot is a flipped bit off its run, or in no
+ * run at all (flipped.c: a block the orphan's extender names is none the
+ * file's slot can have come from).
+ */
 static bool orphan_takes(const struct fwalk *w, uint64_t blk, bool sure)
 {
     struct scan_result *r = w->r;
