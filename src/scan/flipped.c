@@ -64,27 +64,62 @@ static bool hole_at(const struct scan_entry *x, uint64_t j)
 
 /* Is blk one the sweep left to nobody, which no mark, candidate or live
  * link explains? */
-static bool left_over(struct scan_result *r, uint64_t blk)
+static bool left_over(const struct scan_result *r, uint64_t blk)
 {
-    const struct scan_block *c = sc_cell(r, blk);
+    const struct scan_block *c = blk < r->nblocks ? &r->map[blk] : NULL;
     return c != NULL && blk < r->image_blocks && c->owner == 0 &&
            (c->cls == SCAN_BLK_LEAKED || c->cls == SCAN_BLK_UNKNOWN) &&
            !(c->flags & (SCAN_BF_DRIVER | SCAN_BF_SHARED | SC_BF_LINKED | SC_BF_AUX)) &&
            !sc_named_bad(r, blk) && !sc_cellbits_get(&r->cut_listed, blk);
 }
 
+/* sc_names_fn: is blk left to nobody (ctx: the scan)? */
+static bool left_over_fn(const void *ctx, uint64_t blk)
+{
+    return left_over(ctx, blk);
+}
+
+/* Does s continue the run of prev (the block before it) or of next (the
+ * block after it)?  0 stands for no neighbour. */
+static bool continues(uint64_t prev, uint64_t next, uint64_t s)
+{
+    return (prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1);
+}
+
+/* The block at s's place that would continue the run of prev or of next,
+ * one bit away from s and that fits accepts; 0 when there is none.  Both
+ * neighbours must agree when both make a candidate. */
+static uint64_t run_alt(const struct scan_result *r, uint64_t prev, uint64_t next, uint64_t s,
+                        sc_names_fn fits, const void *ctx)
+{
+    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
+    uint64_t alt = 0;
+    for (int i = 0; i < 2; i++) {
+        uint64_t a = cand[i];
+        if (a == 0 || a >= r->nblocks || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !fits(ctx, a))
+            continue;
+        if (alt != 0 && alt != a)
+            return 0; /* the two sides disagree */
+        alt = a;
+    }
+    return alt;
+}
+
+/* x's block at file block j, 0 for a hole or past its map. */
+static uint64_t data_at(const struct scan_entry *x, uint64_t j)
+{
+    return j < x->ndata ? x->data[j] : 0;
+}
+
 /* Does blk, at x's file block k, continue a run with either neighbour? */
 static bool in_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
 {
-    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
-    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
-    return (prev != 0 && prev < UINT64_MAX && blk == prev + 1) || (next > 1 && blk == next - 1);
+    return continues(k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk);
 }
 
 /* The block that would continue the run of file block k - 1 (from) or
  * k + 1 (to) of x at file block k, one bit away from blk and left to
- * nobody; 0 when there is none.  Both neighbours must agree when both
- * make a candidate. */
+ * nobody; 0 when there is none. */
 static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uint64_t k,
                           uint64_t blk)
 {
@@ -92,15 +127,7 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
      * none: the run the other side would make is no sign of a flip. */
     if (in_run(x, k, blk))
         return 0;
-    uint64_t prev = k > 0 && k - 1 < x->ndata ? x->data[k - 1] : 0;
-    uint64_t next = k + 1 < x->ndata ? x->data[k + 1] : 0;
-    uint64_t a = prev != 0 && prev < UINT64_MAX ? prev + 1 : 0;
-    uint64_t b = next > 1 ? next - 1 : 0;
-    bool a_ok = a != 0 && a < r->dev_blocks && sc_one_bit(a ^ blk) && left_over(r, a);
-    bool b_ok = b != 0 && b < r->dev_blocks && sc_one_bit(b ^ blk) && left_over(r, b);
-    if (a_ok && b_ok)
-        return a == b ? a : 0;
-    return a_ok ? a : b_ok ? b : 0;
+    return run_alt(r, k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk, left_over_fn, r);
 }
 
 /* Does x, in state holder, map blk at file block k, inside its size? */
@@ -243,10 +270,20 @@ out:
     return moved;
 }
 
+/* Slot k's neighbour slots in the level-0 extender eb (0: none). */
+static uint64_t slot_before(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k)
+{
+    return k > 0 ? lanyfs_ext_slot(g, eb, k - 1) : 0;
+}
+
+static uint64_t slot_after(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k)
+{
+    return k + 1 < g->extmax ? lanyfs_ext_slot(g, eb, k + 1) : 0;
+}
+
 bool sc_slot_in_run(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k, uint64_t s)
 {
-    return (k > 0 && lanyfs_ext_slot(g, eb, k - 1) + 1 == s) ||
-           (k + 1 < g->extmax && lanyfs_ext_slot(g, eb, k + 1) == s + 1);
+    return continues(slot_before(g, eb, k), slot_after(g, eb, k), s);
 }
 
 uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
@@ -255,29 +292,12 @@ uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, 
     const struct lanyfs_geom *g = &r->g;
     if (sc_slot_in_run(g, eb, k, s))
         return 0;
-    uint64_t prev = k > 0 ? lanyfs_ext_slot(g, eb, k - 1) : 0;
-    uint64_t next = k + 1 < g->extmax ? lanyfs_ext_slot(g, eb, k + 1) : 0;
-    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
-    uint64_t alt = 0;
-    for (int i = 0; i < 2; i++) {
-        uint64_t a = cand[i];
-        if (a == 0 || a >= r->nblocks || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !fits(ctx, a))
-            continue;
-        if (alt != 0 && alt != a)
-            return 0; /* the two sides disagree */
-        alt = a;
-    }
+    uint64_t alt = run_alt(r, slot_before(g, eb, k), slot_after(g, eb, k), s, fits, ctx);
     struct lanyfs_entry e;
     if (alt == 0 || sc_read(r, alt, b, NULL) != LANYFS_OK ||
         sc_probe_entry(g, r->dev_blocks, b, &e) || sc_probe_extender(g, r->dev_blocks, b))
         return 0;
     return alt;
-}
-
-/* sc_names_fn: is blk left to nobody (ctx: the scan)? */
-static bool left_over_fn(const void *ctx, uint64_t blk)
-{
-    return left_over((struct scan_result *)(uintptr_t)ctx, blk);
 }
 
 uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
