@@ -449,6 +449,105 @@ static uint64_t spare_block(const struct fsck_ctx *c, const struct scan_block *m
     return 0;
 }
 
+/* Mark in in_tree every block a slot of the lost tree's extenders names. */
+static void mark_all_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
+                           uint8_t *in_tree, uint8_t *eb)
+{
+    for (uint64_t k = 0; k < lt->nexts; k++) {
+        if (lt->exts[k] >= c->nblocks || fsck_read(c, lt->exts[k], eb) != LANYFS_OK)
+            continue;
+        for (uint32_t j = 0; j < c->g.extmax; j++) {
+            uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
+            if (v != 0 && v < c->nblocks)
+                in_tree[v] = 1;
+        }
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The same for a lost tree that becomes a new file here (size lt->size),
+ * but only for slots below that size: the file's build clears a slot past
+ * it (repair_file.c), so the block such a slot names may hold the new
+ * file's entry.  On a nearly full stick whose free list broke off, a lost
+ * write's slots past its data may name every block left (SPEC-9.4's
+ * leftovers), and the tree was freed for want of one.  The descent from
+ * the top follows the levels the build follows; an extender of the tree it
+ * does not reach that way is marked whole (mark_all_slots), as the build
+ * leaves such a one as it is.  False without the memory for it.
+ */
+static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
+                            uint8_t *in_tree, uint8_t *eb)
+{
+    struct node {
+        uint64_t blk, base;
+        unsigned level;
+    };
+    uint64_t n = lt->nexts;
+    if (n == 0)
+        return true;
+    if (n > SIZE_MAX / sizeof(struct node) - 1)
+        return false;
+    uint64_t *sorted = malloc((size_t)n * sizeof(*sorted));
+    uint8_t *state = calloc((size_t)n, 1); /* 1 queued, 2 walked */
+    struct node *stack = malloc(((size_t)n + 1) * sizeof(*stack));
+    bool ok = sorted != NULL && state != NULL && stack != NULL;
+    if (!ok)
+        goto out;
+    memcpy(sorted, lt->exts, (size_t)n * sizeof(*sorted));
+    qsort(sorted, (size_t)n, sizeof(*sorted), cmp_u64);
+    uint64_t needed = lanyfs_geom_blocks_for_size(&c->g, lt->size);
+    size_t sp = 0;
+    uint64_t *at = bsearch(&lt->top, sorted, (size_t)n, sizeof(*sorted), cmp_u64);
+    if (at != NULL && lt->top < c->nblocks &&
+        fsck_read(c, lt->top, eb) == LANYFS_OK) {
+        state[at - sorted] = 1;
+        stack[sp++] = (struct node){lt->top, 0, eb[LANYFS_EXT_LEVEL]};
+    }
+    while (sp > 0) {
+        struct node x = stack[--sp];
+        if (fsck_read(c, x.blk, eb) != LANYFS_OK ||
+            eb[LANYFS_HDR_TYPE] != LANYFS_TYPE_EXT || eb[LANYFS_EXT_LEVEL] != x.level ||
+            x.level > FSCK_LEVEL_MAX)
+            continue; /* not walked: marked whole below */
+        uint64_t *self = bsearch(&x.blk, sorted, (size_t)n, sizeof(*sorted), cmp_u64);
+        state[self - sorted] = 2;
+        for (uint32_t j = 0; j < c->g.extmax; j++) {
+            uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
+            uint64_t fb = fsck_slot_base(&c->g, x.base, x.level, j);
+            if (v == 0 || v >= c->nblocks || fb >= needed)
+                continue;
+            in_tree[v] = 1;
+            uint64_t *child = x.level > 0 ? bsearch(&v, sorted, (size_t)n, sizeof(*sorted), cmp_u64)
+                                          : NULL;
+            if (child != NULL && state[child - sorted] == 0 && sp <= n) {
+                state[child - sorted] = 1;
+                stack[sp++] = (struct node){v, fb, x.level - 1};
+            }
+        }
+    }
+    for (uint64_t k = 0; k < n; k++) {
+        if (state[k] == 2 || sorted[k] >= c->nblocks ||
+            fsck_read(c, sorted[k], eb) != LANYFS_OK)
+            continue;
+        for (uint32_t j = 0; j < c->g.extmax; j++) {
+            uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
+            if (v != 0 && v < c->nblocks)
+                in_tree[v] = 1;
+        }
+    }
+out:
+    free(sorted);
+    free(state);
+    free(stack);
+    return ok;
+}
+
 /* A lost tree whose repair was declined keeps its blocks out of the free list. */
 static void keep_tree(struct fsck_ctx *c, const struct scan_lost_tree *lt)
 {
@@ -495,16 +594,11 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
         free(in_tree);
         return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
     }
-    for (size_t i = 0; i < n; i++)
-        for (uint64_t k = 0; k < lt[i].nexts; k++) {
-            if (lt[i].exts[k] >= c->nblocks || fsck_read(c, lt[i].exts[k], eb) != LANYFS_OK)
-                continue;
-            for (uint32_t j = 0; j < c->g.extmax; j++) {
-                uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
-                if (v != 0 && v < c->nblocks)
-                    in_tree[v] = 1;
-            }
-        }
+    for (size_t i = 0; i < n; i++) {
+        bool own = lt[i].entry == 0 || fsck_te_of_sid(c, lt[i].entry) == NULL;
+        if (!own || !mark_kept_slots(c, &lt[i], in_tree, eb))
+            mark_all_slots(c, &lt[i], in_tree, eb);
+    }
     free(eb);
     uint64_t next = 1, next_unknown = 1;
     enum lanyfs_err rc = LANYFS_OK;

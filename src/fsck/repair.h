@@ -273,6 +273,13 @@ void fsck_note(struct fsck_ctx *c, const char *fmt, ...) __attribute__((format(p
 
 /* ---- repair_file.c ---------------------------------------------------------- */
 
+/* The deepest extender level the repair's walks follow. */
+#define FSCK_LEVEL_MAX 11
+
+/* The first file block slot i of a level-`level` extender whose first file
+ * block is base maps, saturated at UINT64_MAX. */
+uint64_t fsck_slot_base(const struct lanyfs_geom *g, uint64_t base, unsigned level, uint32_t i);
+
 /* Claim every block target file i maps (first pass), noting what is shared. */
 enum lanyfs_err fsck_file_claim(struct fsck_ctx *c, uint32_t i);
 /* Plan the fixes and copies of target file i (second pass, pool ready). */

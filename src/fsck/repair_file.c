@@ -42,8 +42,6 @@
 #include "../cli/i18n.h"
 #include "repair.h"
 
-#define FSCK_LEVEL_MAX 11
-
 /* A pointer's new value: an existing block, or a fresh block of the plan. */
 struct ref {
     uint64_t blk;   /* the block (0 = none), when newref is 0 */
@@ -206,8 +204,7 @@ static bool read_ext(struct fwalk *w, uint64_t blk, int level, uint8_t *buf)
     return true;
 }
 
-/* The first file block slot i of a level-l extender at base maps (saturated). */
-static uint64_t slot_base(const struct lanyfs_geom *g, uint64_t base, unsigned level, uint32_t i)
+uint64_t fsck_slot_base(const struct lanyfs_geom *g, uint64_t base, unsigned level, uint32_t i)
 {
     uint64_t span = lanyfs_geom_pow(g, level);
     if (span != 0 && i > (UINT64_MAX - base) / span)
@@ -226,7 +223,7 @@ static bool maps_within(const struct fwalk *w, const uint8_t *b, unsigned level,
     const struct fsck_ctx *c = w->c;
     for (uint32_t i = 0; i < c->g.extmax; i++) {
         uint64_t v = lanyfs_ext_slot(&c->g, b, i);
-        if (v != 0 && v < c->nblocks && slot_base(&c->g, base, level, i) < w->needed)
+        if (v != 0 && v < c->nblocks && fsck_slot_base(&c->g, base, level, i) < w->needed)
             return true;
     }
     return false;
@@ -273,7 +270,7 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
         uint64_t v = lanyfs_ext_slot(&c->g, b, i);
         if (v == 0 || v >= c->nblocks)
             continue;
-        uint64_t fb = slot_base(&c->g, base, level, i);
+        uint64_t fb = fsck_slot_base(&c->g, base, level, i);
         if (w->allowed && fb >= w->needed)
             continue;
         if (level == 0) {
@@ -414,7 +411,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
         nv[i].blk = v;
         if (v == 0)
             continue;
-        uint64_t fb = slot_base(&c->g, base, level, i);
+        uint64_t fb = fsck_slot_base(&c->g, base, level, i);
         if (w->allowed && fb >= w->needed) {
             nv[i].blk = 0;
         } else if (v >= c->nblocks) {
