@@ -31,10 +31,11 @@
  * claimant's own shape: the block is its extender, or lies in a run of its
  * slots.  Against such a claim (a lost tree's only on media no 2012
  * driver wrote), a slot in no run maps the only block one bit away that is
- * left to nobody and the claimant does not name itself, when there is just
- * one and it lies nearer the file's blocks beside the slot than the slot's
- * block does (lone_block, gap): a file's block right after its extender,
- * or near its others, is no flip.  The blocks a relink cut off the free
+ * left to nobody (leaked: not on a list whose walk broke off) and the
+ * claimant does not name itself, when there is just one and it lies
+ * nearer the file's blocks beside the slot than the slot's block does
+ * (lone_block, gap): a file's block right after its extender, or near its
+ * others, is no flip.  The blocks a relink cut off the free
  * list (SPEC-9.3), which marks.c explains later, are no leftovers
  * (cut_listed, sweep.c).  A file whose slot names a block no one else
  * wants keeps it: that alone is no flip the disk can show.
@@ -186,14 +187,20 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
 }
 
 /* The one block one bit away from blk that is left to nobody and that
- * skip does not name; 0 when there is none, or more than one. */
+ * skip does not name; 0 when there is none, or more than one.  Only a
+ * leaked block counts: where the free list's walk broke off, every block
+ * no walk reached is unknown, most of them free blocks the list's lost
+ * part listed, and one of those lies one bit away from a block by chance
+ * (correct:567 state 9902, chain block 741 zeroed: an orphan's slot onto
+ * a deleted file's block, taken for a flip onto a free one). */
 static uint64_t lone_block(struct scan_result *r, uint64_t blk, sc_names_fn skip,
                            const void *ctx)
 {
     uint64_t found = 0;
     for (unsigned j = 0; j < 64; j++) {
         uint64_t a = blk ^ ((uint64_t)1 << j);
-        if (a == 0 || a >= r->dev_blocks || !left_over(r, a) || skip(ctx, a))
+        if (a == 0 || a >= r->dev_blocks || !left_over(r, a) ||
+            r->map[a].cls != SCAN_BLK_LEAKED || skip(ctx, a))
             continue;
         if (found != 0)
             return 0;
