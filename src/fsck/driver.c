@@ -74,6 +74,7 @@ struct run {
     uint64_t writes;              /* block writes */
     uint64_t lost_found;          /* entries moved to /lost+found */
     uint64_t lost_root;           /* entries moved to the root: no room for /lost+found */
+    uint64_t uncopied;            /* the last repair's shared blocks it had no room to copy */
     bool preen_left;              /* preen met a problem it may not fix */
     bool unlisted;                /* free blocks were taken off the list for lost trees */
     char errmsg[512];             /* the first operational error */
@@ -505,6 +506,7 @@ out_err:
     fail(r, _("the repair stopped: %s"), c->err.msg[0] ? c->err.msg : lanyfs_strerror(rc));
 out:
     r->writes += c->st.writes;
+    r->uncopied = c->st.uncopied;
     if (c->st.writes > 0)
         r->modified = true;
     fsck_plan_free(c);
@@ -917,6 +919,16 @@ out:
                                  " entries moved to the root directory instead\n",
                                  r->lost_root),
                         r->dev_esc, r->lost_root);
+            if (!clean && r->uncopied > 0)
+                fprintf(r->out,
+                        ngettext("%s: no block was free for the copy of %" PRIu64
+                                 " shared block: both files still map it. Copy them out "
+                                 "(lanyfs salvage), free some space, and run again\n",
+                                 "%s: no block was free for the copies of %" PRIu64
+                                 " shared blocks: both files still map each. Copy them out "
+                                 "(lanyfs salvage), free some space, and run again\n",
+                                 r->uncopied),
+                        r->dev_esc, r->uncopied);
             print_summary(r->out, r->dev_esc, &s);
             if (s.undo != NULL) {
                 char *u = fsck_escape(s.undo, strlen(s.undo));

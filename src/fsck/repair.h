@@ -154,6 +154,7 @@ struct newblk {
 struct fsck_stats {
     uint64_t writes;          /* block writes made */
     uint64_t cloned;          /* blocks copied */
+    uint64_t uncopied;        /* shared blocks left shared: no block for their copy */
     uint64_t moved_lf;        /* entries moved to /lost+found */
     uint64_t undeleted;       /* entries undeleted */
     uint64_t dirs_rebuilt;    /* directory trees rebuilt */

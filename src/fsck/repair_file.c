@@ -365,8 +365,10 @@ static bool add_edit(struct fsck_ctx *c, uint64_t blk, uint32_t slot, struct ref
 static struct ref copy_data(struct fwalk *w, uint64_t src)
 {
     uint32_t k = fsck_newblk_add(w->c, src, NULL, FSCK_LEVEL_MAX + 2);
-    if (k == 0)
+    if (k == 0) {
+        w->c->st.uncopied++; /* no block left: it stays shared (driver.c says so) */
         return (struct ref){.blk = src};
+    }
     w->c->st.cloned++;
     return (struct ref){.nref = k};
 }
@@ -472,6 +474,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
         uint32_t k = fsck_newblk_add(c, 0, data, FSCK_LEVEL_MAX + 1 - level);
         if (k == 0) {
             free(data);
+            c->st.uncopied++;
             goto done;
         }
         struct newblk *nb = &c->nb[k - 1];

@@ -14,8 +14,10 @@
 # With CRASH (the fsck-crash program) the repair is first also cut at each
 # of its writes and run again (fsck-crash --cut-image): nothing the image
 # showed may be lost (not for a case with CASEDIR/no-cut: one whose repair
-# is refused, so that it writes nothing to cut).  Output passes through filter.sed (the version).  With LANYFS_REGEN=1 the
-# expect files are written instead (review them before committing).
+# is refused, so that it writes nothing to cut, or one that leaves errors
+# by design).  Output passes through filter.sed (the version).  With
+# LANYFS_REGEN=1 the expect files are written instead (review them before
+# committing).
 set -u
 abspath() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
 FSCK=$(abspath "$1") LANYFS=$(abspath "$2") MKFS=$(abspath "$3") MKCASE=$(abspath "$4")
