@@ -502,7 +502,7 @@ bool sc_sweep_pass(struct scan_result *r)
         sc_oom(r);
         goto out;
     }
-    if (!cut_lists(r, b))
+    if (!cut_lists(r, b) || !sc_orphans_deleted(r))
         goto out;
     time_t made = 0, born;
     bool made_known = format_time(r, &made);
