@@ -618,6 +618,28 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
                      NULL, NULL);
 }
 
+/*
+ * The four passes over the candidate tops: which ones each takes.  As a
+ * rule, the tops that name nothing held and no other candidate first
+ * (paired ones, whose file the disk tells, before the others), then the
+ * late ones, in rounds (paired first again).  Where the free list's walk
+ * broke off, every paired top goes before every unpaired one: an unpaired
+ * tree may then be a deleted file's, which the list's lost part listed,
+ * and its blocks, handed out again since, the paired write's
+ * (correct:572 state 7787, chain block 496 zeroed: a deleted file's old
+ * tree took 369 of /readme-0074.jpg's blocks, because that write's
+ * extender names blocks the live structures hold and went late).
+ */
+static bool pass_late(bool broken, int pass)
+{
+    return broken ? (pass & 1) != 0 : pass >= 2;
+}
+
+static bool pass_paired(bool broken, int pass)
+{
+    return broken ? pass < 2 : pass % 2 == 0;
+}
+
 /* A deferred block no tree took yet, that its tree may take. */
 static bool deferred_free(struct scan_result *r, const struct ldefer *e, const uint64_t *seen)
 {
@@ -845,8 +867,9 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         ok = sc_oom(r);
         goto out;
     }
+    bool broken = list_broken(r);
     for (int pass = 0; pass < 4; pass++)
-    for (int round = 0; round < (pass >= 2 ? 8 : 1); round++)
+    for (int round = 0; round < (pass_late(broken, pass) ? 8 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
         uint64_t blk = cands[ci];
         const struct scan_block *c = &r->map[blk];
@@ -861,7 +884,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
         bool late = round_of[ci] != 0;
-        if (late != (pass >= 2) || (tree_file(r, blk) != 0) != (pass % 2 == 0) ||
+        if (late != pass_late(broken, pass) || (tree_file(r, blk) != 0) != pass_paired(broken, pass) ||
             (late && round_of[ci] - 1 != round))
             continue;
         size_t npairs;
