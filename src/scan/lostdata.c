@@ -283,6 +283,22 @@ static bool lonely(const struct lanyfs_geom *g, const uint8_t *b, uint32_t k)
            (k + 1 >= g->extmax || lanyfs_ext_slot(g, b, k + 1) == 0);
 }
 
+/*
+ * Is slot k of the extender ext, naming s, the first block of a paired
+ * write: a level-0 top whose file the disk tells, its slot 0 naming the
+ * block right after it?  The write took the entry, its top and its first
+ * data block one after the other from the free list: that is no flipped
+ * slot, whatever else names the block (correct:578 state 6188, chain
+ * block 486 zeroed: a deleted file's old tree named 794 in a run, and
+ * took the one data block of /readme-0111.jpg's write at 793).
+ */
+static bool first_of_write(struct scan_result *r, uint64_t top, uint64_t ext, uint32_t k,
+                           uint64_t s)
+{
+    return k == 0 && ext == top && top < UINT64_MAX && s == top + 1 && r->map[top].index == 0 &&
+           tree_file(r, top) != 0;
+}
+
 static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t blk)
 {
     if (d->n == d->cap) {
@@ -465,7 +481,8 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         if (f->level == 0) {
             if (fb == UINT64_MAX || (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
-            if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k))) {
+            if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k)) &&
+                !first_of_write(r, top, f->blk, k, s)) {
                 if (!defer_push(d, top, fb, s))
                     return false;
                 continue;
