@@ -188,64 +188,30 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
     return x->id;
 }
 
-/* Is s a candidate extender one level below level? */
-static bool is_child(const struct scan_result *r, uint64_t s, unsigned level)
-{
-    const struct scan_block *t = &r->map[s];
-    return free_for_tree(t, SCAN_BLK_ORPHAN_EXT) && t->index + 1u == level;
-}
-
-/* The data slots of the level-0 extender in b that name a candidate
- * extender other than the tree's top. */
-static uint64_t names_cands(struct scan_result *r, uint64_t top, const uint8_t *b)
-{
-    uint64_t n = 0;
-    for (uint32_t k = 0; k < r->g.extmax; k++) {
-        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
-        const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
-        if (c != NULL && !held(r, c) && free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
-            n++;
-    }
-    return n;
-}
-
 /*
  * The slots of the extender at top that name blocks the live structures
- * hold (*held), and the data slots that name another candidate extender
- * (*named): such a block was handed out to this tree's file and later held
- * an extender, or this tree's data write to it never landed; either way
- * its data is no part of this tree, and the other tree that maps data
- * there goes first.  The data slots are the top's own at level 0, and,
- * where the free list's walk broke off, its children's at level 1 (read
- * while *budget lasts): a deleted big file's old tree, which the list's
- * lost part listed, names the writes made since in its children
- * (correct:578 state 6188, chain block 486 zeroed).  Deeper trees count
- * none.  b and cb are block buffers.
+ * hold (*held), and, at level 0, the data slots that name another
+ * candidate extender (*named): such a block was handed out to this tree's
+ * file and later held an extender, or this tree's data write to it never
+ * landed; either way its data is no part of this tree, and the other tree
+ * that maps data there goes first.
  */
-static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, uint8_t *cb,
-                      uint64_t *budget, uint64_t *held_n, uint64_t *named_n)
+static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, uint64_t *held_n,
+                      uint64_t *named_n)
 {
     *held_n = *named_n = 0;
     if (sc_read(r, top, b, NULL) != LANYFS_OK)
         return;
-    unsigned level = r->map[top].index;
-    if (level == 0) {
-        *named_n = names_cands(r, top, b);
-    } else if (level == 1 && list_broken(r)) {
-        for (uint32_t k = 0; k < r->g.extmax && *budget > 0; k++) {
-            uint64_t s = lanyfs_ext_slot(&r->g, b, k);
-            if (s == 0 || s == top || s >= r->nblocks || !is_child(r, s, 1))
-                continue;
-            (*budget)--;
-            if (sc_read(r, s, cb, NULL) == LANYFS_OK)
-                *named_n += names_cands(r, top, cb);
-        }
-    }
+    bool leaf = r->map[top].index == 0;
     for (uint32_t k = 0; k < r->g.extmax; k++) {
         uint64_t s = lanyfs_ext_slot(&r->g, b, k);
         const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
-        if (c != NULL && held(r, c))
+        if (c == NULL)
+            continue;
+        if (held(r, c))
             (*held_n)++;
+        else if (leaf && free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
+            (*named_n)++;
     }
 }
 
@@ -536,6 +502,13 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         n++;
     }
     return true;
+}
+
+/* Is s a candidate extender one level below level? */
+static bool is_child(const struct scan_result *r, uint64_t s, unsigned level)
+{
+    const struct scan_block *t = &r->map[s];
+    return free_for_tree(t, SCAN_BLK_ORPHAN_EXT) && t->index + 1u == level;
 }
 
 /*
@@ -912,7 +885,6 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         goto out;
     }
     bool broken = list_broken(r);
-    uint64_t budget = r->nblocks; /* children top_holds reads */
     for (int pass = 0; pass < 4; pass++)
     for (int round = 0; round < (pass_late(broken, pass) ? 8 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
@@ -924,7 +896,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             goto out;
         if (pass == 0) {
             uint64_t held_n, named_n;
-            top_holds(r, blk, b, bufs, &budget, &held_n, &named_n);
+            top_holds(r, blk, b, &held_n, &named_n);
             if (held_n + named_n != 0)
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
