@@ -112,6 +112,27 @@ static bool links_orphans(struct scan_result *r, const struct scan_entry *e,
     return false;
 }
 
+/* An orphaned file with data to map whose top is an extender nothing
+ * holds: its tree is its own, so its map can be read before any claim. */
+static bool own_tree_orphan(struct scan_result *r, const struct scan_entry *x)
+{
+    if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
+        return false;
+    const struct scan_block *top = x->e.subtree ? sc_cell(r, x->e.subtree) : NULL;
+    return top != NULL && top->cls == SCAN_BLK_ORPHAN_EXT && top->owner == 0;
+}
+
+/* The orphaned entry (not x) whose own block is blk, NULL when none. */
+static const struct scan_entry *entry_at(struct scan_result *r, const struct scan_entry *x,
+                                         uint64_t blk)
+{
+    const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
+    if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == x->id)
+        return NULL;
+    const struct scan_entry *e = sc_entry(r, c->owner);
+    return e != NULL && e->state == SCAN_ENTRY_ORPHAN && e->block == blk ? e : NULL;
+}
+
 struct pairing {
     uint32_t entry; /* the orphaned entry at the file's data block */
     uint32_t file;  /* the orphaned file */
@@ -130,10 +151,7 @@ bool sc_orphan_data_entries(struct scan_result *r)
      *    the file's last change. */
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
-        if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
-            continue;
-        const struct scan_block *top = x->e.subtree ? sc_cell(r, x->e.subtree) : NULL;
-        if (top == NULL || top->cls != SCAN_BLK_ORPHAN_EXT || top->owner != 0)
+        if (!own_tree_orphan(r, x))
             continue;
         if (tops == NULL && ((tops = calloc(words, sizeof(*tops))) == NULL ||
                              (in_data = calloc(words, sizeof(*in_data))) == NULL ||
@@ -155,12 +173,8 @@ bool sc_orphan_data_entries(struct scan_result *r)
                 set_bit(in_tree, x->data[k]);
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed; k++) {
             uint64_t blk = x->data[k];
-            const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
-            if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == xid || bit(in_data, blk))
-                continue;
-            const struct scan_entry *e = sc_entry(r, c->owner);
-            if (e == NULL || e->state != SCAN_ENTRY_ORPHAN || e->block != blk ||
-                !older_than_change(e, x))
+            const struct scan_entry *e = entry_at(r, x, blk);
+            if (e == NULL || bit(in_data, blk) || !older_than_change(e, x))
                 continue;
             if (ncand == cap) {
                 size_t ncap = cap ? cap * 2 : 8;
@@ -226,10 +240,7 @@ bool sc_orphans_deleted(struct scan_result *r)
     uint64_t budget = 2 * r->nblocks;
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
-        if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
-            continue;
-        const struct scan_block *top = x->e.subtree ? sc_cell(r, x->e.subtree) : NULL;
-        if (top == NULL || top->cls != SCAN_BLK_ORPHAN_EXT || top->owner != 0)
+        if (!own_tree_orphan(r, x))
             continue;
         uint32_t xid = x->id;
         if (!sc_file_walk(r, xid, SC_FILE_RECOVER))
@@ -238,13 +249,8 @@ bool sc_orphans_deleted(struct scan_result *r)
         budget -= x->ndata < budget ? x->ndata : budget;
         bool stale = false;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && !stale; k++) {
-            uint64_t blk = x->data[k];
-            const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
-            if (c == NULL || c->cls != SCAN_BLK_ORPHAN || c->owner == xid)
-                continue;
-            const struct scan_entry *e = sc_entry(r, c->owner);
-            stale = e != NULL && e->state == SCAN_ENTRY_ORPHAN && e->block == blk &&
-                    newer_than_change(e, x);
+            const struct scan_entry *e = entry_at(r, x, x->data[k]);
+            stale = e != NULL && newer_than_change(e, x);
         }
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;
         if (own == NULL || own->cls != SCAN_BLK_ORPHAN || own->owner != xid)
