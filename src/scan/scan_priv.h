@@ -183,6 +183,8 @@ struct scan_result {
     struct sc_cellbits cut_listed; /* blocks a leaked chain-like block lists: a list the
                                     * driver cut off (SPEC-9.3), marked by marks.c later
                                     * (sweep.c) */
+    struct sc_cellbits ext_named;  /* blocks a slot of a level-0 orphan extender names:
+                                    * a lost write's data, perhaps (sweep.c, flipped.c) */
     uint64_t chains_formatter;     /* chain blocks of type 0x80 */
     uint64_t chains_last_filled;   /* chain blocks whose last slot is filled */
     uint64_t first_formatter_chain;/* the first of those, for the finding */

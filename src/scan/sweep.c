@@ -144,6 +144,11 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
         if (b[LANYFS_EXT_LEVEL] == 0 && sc_extender_empty(g, b))
             c->flags |= SC_BF_AUX;
         sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+        for (uint32_t k = 0; b[LANYFS_EXT_LEVEL] == 0 && k < g->extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(g, b, k);
+            if (s != 0 && s < r->nblocks && !sc_cellbits_set(r, &r->ext_named, s))
+                return sc_oom(r);
+        }
     } else {
         c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN;
         sc_subprobe_block(&r->sub, blk, b, false);
