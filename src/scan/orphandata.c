@@ -34,19 +34,15 @@
  *
  * The other way round, where the free list's walk broke off, an orphaned
  * file whose data block inside the size holds an orphaned entry created
- * after the file last changed, or two of whose data blocks hold extenders
- * nothing holds, is a deleted file (sc_orphans_deleted): those blocks were
- * handed out again after the file's last change, which only a delete
- * allows, and the file's entry was listed by the list's lost part.  As an
- * orphan its stale map took the blocks of the writes made since, a lost
- * write's tree among them (correct:570 state 3927, chain block 198
- * zeroed: /IMG_0077.tar.gz's old map named the entry and the top extender
- * of /readme-0105's write; correct:581 state 1194, chain block 2 zeroed:
- * /a0052.jpg's old map named the extenders at 133 and 134 of a cut-off
- * write).  One extender is not enough: a write whose data never landed
- * leaves an old extender in a file's block.  On a list walked to its end
- * such a file stays an orphan: its entry is listed nowhere, so it was
- * never deleted.
+ * after the file last changed is a deleted file (sc_orphans_deleted): the
+ * block was handed out again after the file's last change, which only a
+ * delete allows, and the file's entry was listed by the list's lost part.
+ * As an orphan its stale map took the blocks of the writes made since,
+ * a lost write's tree among them (correct:570 state 3927, chain block
+ * 198 zeroed: /IMG_0077.tar.gz's old map named the entry and the top
+ * extender of /readme-0105's write, which lost its data).  On a list
+ * walked to its end such a file stays an orphan: its entry is listed
+ * nowhere, so it was never deleted.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -252,14 +248,9 @@ bool sc_orphans_deleted(struct scan_result *r)
         x = sc_entry(r, xid);
         budget -= x->ndata < budget ? x->ndata : budget;
         bool stale = false;
-        unsigned exts = 0;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && !stale; k++) {
-            uint64_t blk = x->data[k];
-            const struct scan_entry *e = entry_at(r, x, blk);
-            const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
-            exts += c != NULL && blk != x->e.subtree && c->cls == SCAN_BLK_ORPHAN_EXT &&
-                    c->owner == 0;
-            stale = (e != NULL && newer_than_change(e, x)) || exts >= 2;
+            const struct scan_entry *e = entry_at(r, x, x->data[k]);
+            stale = e != NULL && newer_than_change(e, x);
         }
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;
         if (own == NULL || own->cls != SCAN_BLK_ORPHAN || own->owner != xid)
