@@ -449,19 +449,25 @@ static uint64_t spare_block(const struct fsck_ctx *c, const struct scan_block *m
     return 0;
 }
 
-/* Mark in in_tree every block a slot of the lost tree's extenders names. */
+/* Mark in in_tree every block a slot of the extender at blk names (eb: a
+ * block buffer). */
+static void mark_ext_slots(struct fsck_ctx *c, uint64_t blk, uint8_t *in_tree, uint8_t *eb)
+{
+    if (blk >= c->nblocks || fsck_read(c, blk, eb) != LANYFS_OK)
+        return;
+    for (uint32_t j = 0; j < c->g.extmax; j++) {
+        uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
+        if (v != 0 && v < c->nblocks)
+            in_tree[v] = 1;
+    }
+}
+
+/* The same for every extender of the lost tree. */
 static void mark_all_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
                            uint8_t *in_tree, uint8_t *eb)
 {
-    for (uint64_t k = 0; k < lt->nexts; k++) {
-        if (lt->exts[k] >= c->nblocks || fsck_read(c, lt->exts[k], eb) != LANYFS_OK)
-            continue;
-        for (uint32_t j = 0; j < c->g.extmax; j++) {
-            uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
-            if (v != 0 && v < c->nblocks)
-                in_tree[v] = 1;
-        }
-    }
+    for (uint64_t k = 0; k < lt->nexts; k++)
+        mark_ext_slots(c, lt->exts[k], in_tree, eb);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -531,16 +537,9 @@ static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
             }
         }
     }
-    for (uint64_t k = 0; k < n; k++) {
-        if (state[k] == 2 || sorted[k] >= c->nblocks ||
-            fsck_read(c, sorted[k], eb) != LANYFS_OK)
-            continue;
-        for (uint32_t j = 0; j < c->g.extmax; j++) {
-            uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
-            if (v != 0 && v < c->nblocks)
-                in_tree[v] = 1;
-        }
-    }
+    for (uint64_t k = 0; k < n; k++)
+        if (state[k] != 2)
+            mark_ext_slots(c, sorted[k], in_tree, eb);
 out:
     free(sorted);
     free(state);

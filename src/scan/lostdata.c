@@ -644,7 +644,7 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
  * tree may then be a deleted file's, which the list's lost part listed,
  * and its blocks, handed out again since, the paired write's
  * (correct:572 state 7787, chain block 496 zeroed: a deleted file's old
- * tree took 369 of /readme-0074.jpg's blocks, because that write's
+ * tree took 255 of /readme-0074.jpg's 348 blocks, because that write's
  * extender names blocks the live structures hold and went late).
  */
 static bool pass_late(bool broken, int pass)
