@@ -30,7 +30,11 @@
  *    A slot that its chain block's counter rules out (counters.c: a bit
  *    flipped in an empty slot) still lists its block, but is noted
  *    (sc_free_doubted): a live link to an entry there keeps the entry
- *    live (tree.c), where a trusted slot makes it a deleted one.
+ *    live (tree.c), where a trusted slot makes it a deleted one.  One
+ *    flipped bit in an empty slot lists a block whose number has a single
+ *    bit set (sc_free_one_bit): an entry a live link reaches there, or an
+ *    orphan's top extender, whose own tree no free left whole, keeps it
+ *    (tree.c, files.c).
  *    Slots listing blocks in use are found when the trees claim them
  *    (FREE_SLOT_IN_USE, tree.c and files.c).
  * free_listed counts chain blocks and listed blocks, each once: the real
@@ -151,6 +155,12 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
 bool sc_free_doubted(const struct scan_result *r, uint64_t blk)
 {
     return sc_cellbits_get(&r->free_doubted, blk);
+}
+
+bool sc_free_one_bit(const struct scan_result *r, uint64_t blk)
+{
+    return blk != 0 && (blk & (blk - 1)) == 0 && blk < r->nblocks &&
+           r->map[blk].cls == SCAN_BLK_FREE;
 }
 
 /* Step 2: the slots of the chain blocks reached, in list order. */

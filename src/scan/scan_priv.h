@@ -517,6 +517,9 @@ bool sc_free_pass(struct scan_result *r);
 uint64_t sc_free_prev(struct scan_result *r, uint64_t chain);
 /* Is blk listed by a slot its chain block's counter rules out? */
 bool sc_free_doubted(const struct scan_result *r, uint64_t blk);
+/* blk is listed free and its number has a single bit set: what one bit
+ * flipped in an empty chain slot lists. */
+bool sc_free_one_bit(const struct scan_result *r, uint64_t blk);
 
 /* ---- tree.c --------------------------------------------------------------- */
 

@@ -24,7 +24,9 @@
  *    and what lies below it is exempt from the order and twice-reached
  *    checks (the driver rewrote those links around it); a block listed by
  *    a slot that its chain block's counter rules out (sc_free_doubted) is
- *    FREE_SLOT_IN_USE, and the entry stays live;
+ *    FREE_SLOT_IN_USE, and the entry stays live; so is an entry that one
+ *    bit flipped in an empty slot would list and that no delete left
+ *    (flip_listed);
  *  - TREE_ORDER: a name outside the bounds its ancestors set (the reversed
  *    order: greater names left);
  *  - TREE_NAME_EMPTY, TREE_NAME_NO_NUL, TREE_NAME_SLASH, TREE_TIME_INVALID;
@@ -468,6 +470,32 @@ static bool take_from_stale(struct scan_result *r, struct tstack *s, uint32_t fi
     return push(r, s, child);
 }
 
+/*
+ * An entry at blk that a live link reaches and a free-list slot lists,
+ * where the slot is more likely one flipped bit than a delete: blk has a
+ * single bit set (what a bit flipped in an empty slot lists), and the
+ * entry's own tree is whole and reached by nothing yet, which no delete
+ * leaves.  The correct writer writes the unlink back before it frees the
+ * entry, and frees a file's extenders with it; the 2012 driver zeroes a
+ * deleted file's extender slots (SPEC-9.4, 9.5) and removes only an empty
+ * directory.
+ */
+static bool flip_listed(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e)
+{
+    struct lanyfs_entry sub;
+    if (!sc_free_one_bit(r, blk) || e->subtree == 0 || e->subtree == blk)
+        return false;
+    const struct scan_block *t = sc_cell(r, e->subtree);
+    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0)
+        return false;
+    const uint8_t *p = sc_window(r, e->subtree);
+    if (p == NULL)
+        return false;
+    if (lanyfs_entry_is_file(e))
+        return sc_probe_extender(&r->g, r->dev_blocks, p) && !sc_extender_empty(&r->g, p);
+    return sc_probe_entry(&r->g, r->dev_blocks, p, &sub);
+}
+
 /* Follow one link of the node in frame f (a copy: the stack may move). */
 static bool follow(struct scan_result *r, struct tstack *s, const struct tframe *f,
                    enum sc_link kind, uint64_t L, struct tframe *child, uint8_t *b)
@@ -545,9 +573,11 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
                          src->path, "%s", err.msg);
     lanyfs_entry_decode(&e, b);
     bool is_entry = e.type == LANYFS_TYPE_DIR || e.type == LANYFS_TYPE_FILE;
-    if (freed && is_entry && !child->stale && sc_free_doubted(r, L)) {
-        /* Listed by a slot its chain block's counter rules out: the link
-         * outranks it, and the block leaves the free list. */
+    if (freed && is_entry && !child->stale &&
+        (sc_free_doubted(r, L) || flip_listed(r, L, &e))) {
+        /* Listed by a slot its chain block's counter rules out, or one
+         * bit away from an empty slot: the link outranks it, and the
+         * block leaves the free list. */
         char *p = sc_path_join(dir_path(r, child->dir), e.name, e.name_len);
         if (p == NULL)
             return sc_oom(r);
