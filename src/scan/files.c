@@ -111,6 +111,42 @@ static bool walk_names(const void *ctx, uint64_t blk)
 }
 
 /*
+ * An orphaned file's top extender blk, which the free list lists, more
+ * likely by one flipped bit in an empty chain slot than by a free: its
+ * number has a single bit set (sc_free_one_bit), and it reads as an
+ * extender whose slots still map data.  The 2012 driver frees no
+ * extender and empties a deleted file's (SPEC-9.4, 9.5); on the correct
+ * writer's media a delete cut off between the extender and the entry
+ * leaves such a top too, and the orphan then keeps a tree whose data
+ * stays listed.
+ */
+static bool listed_top(struct scan_result *r, uint64_t blk)
+{
+    if (!sc_free_one_bit(r, blk))
+        return false;
+    const uint8_t *p = sc_window(r, blk);
+    return p != NULL && sc_probe_extender(&r->g, r->dev_blocks, p) &&
+           !sc_extender_empty(&r->g, p);
+}
+
+/* The orphan takes its listed top off the free list (FREE_SLOT_IN_USE). */
+static bool take_listed(struct fwalk *w, uint64_t blk, enum scan_class cls, uint64_t index)
+{
+    struct scan_result *r = w->r;
+    const struct scan_entry *o = sc_entry(r, w->id);
+    if (o == NULL ||
+        !sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE, .entry = w->id,
+                                          .block = r->map[blk].index, .block2 = blk},
+                   NULL, "orphaned %s '%s'", sc_kind_name(o), o->path))
+        return false;
+    sc_claim_over(r, blk, cls, w->id, index);
+    if (r->free_listed > 0)
+        r->free_listed--; /* not a free block the list counts */
+    return true;
+}
+
+/*
  * An orphan's tree names blk, which a live file holds: the orphan takes it
  * when the file maps it only past its size (its bytes are none of the
  * file's, so the file loses nothing; FILE_SIZE_EXCESS still clears the
@@ -160,6 +196,8 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         enum scan_class cls = ext ? SCAN_BLK_ORPHAN_EXT : SCAN_BLK_LEAKED;
         if (sc_adopt(r, blk, cls, w->id, index))
             return true;
+        if (w->mode == SC_FILE_ORPHAN && ext && parent == 0 && listed_top(r, blk))
+            return take_listed(w, blk, cls, index);
         return w->mode == SC_FILE_ORPHAN && orphan_takes(w, blk, ext || w->in_run) &&
                sc_adopt(r, blk, cls, w->id, index);
     }
