@@ -70,6 +70,8 @@
  * A block the free list lists is a tree's data only where the tree maps it
  * in a run whose neighbour no list names (listed_alone): a pop that did not
  * land, or a flipped chain slot; FREE_SLOT_IN_USE takes it off the list.
+ * It is a tree's top where one flipped bit in an empty chain slot lists it
+ * and the tree's data is listed nowhere (unlist_flipped_tops).
  *
  * A tree that maps data is UNLINKED_FILE_DATA when its file is known,
  * LOST_DATA_TREE when not; its blocks are kept for the salvage and for
@@ -797,6 +799,59 @@ static bool *shell_winners(struct scan_result *r, const struct ldefers *d,
     return win;
 }
 
+/*
+ * A level-0 extender the free list lists at a block whose number has a
+ * single bit set, as one bit flipped in an empty chain slot lists
+ * (sc_free_one_bit), is a lost tree's top when its slots name only blocks
+ * a lost tree may take, at least one.  No free leaves that: the 2012
+ * driver frees no extender and empties a deleted file's (SPEC-9.4, 9.5),
+ * and the correct writer frees a file's data before its extenders, so
+ * their blocks are listed too, or handed out again.  The block leaves the
+ * list (FREE_SLOT_IN_USE) and joins the candidates.
+ */
+static bool unlist_flipped_tops(struct scan_result *r, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    for (uint64_t blk = 1; blk < r->nblocks && blk <= UINT64_MAX / 2; blk <<= 1) {
+        if (!sc_free_one_bit(r, blk) || sc_read(r, blk, b, NULL) != LANYFS_OK ||
+            !sc_probe_extender(g, r->dev_blocks, b) || b[LANYFS_EXT_LEVEL] != 0)
+            continue;
+        uint32_t takes = 0, others = 0;
+        for (uint32_t k = 0; k < g->extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(g, b, k);
+            const struct scan_block *d = s != 0 && s < r->nblocks ? &r->map[s] : NULL;
+            if (s == 0)
+                continue;
+            if (free_for_tree(d, SCAN_BLK_LEAKED) ||
+                (!r->free_complete && free_for_tree(d, SCAN_BLK_UNKNOWN)))
+                takes++;
+            else
+                others++;
+        }
+        if (takes == 0 || others > 0)
+            continue;
+        struct scan_block *c = &r->map[blk];
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE, .block = c->index,
+                                              .block2 = blk},
+                       NULL, "the lost extender tree at block %" PRIu64, blk))
+            return false;
+        c->cls = SCAN_BLK_ORPHAN_EXT;
+        c->flags &= (uint8_t)~SC_BF_CHECKED;
+        c->owner = 0;
+        c->index = 0;
+        sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+        for (uint32_t k = 0; k < g->extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(g, b, k);
+            if (s != 0 && !sc_cellbits_set(r, &r->ext_named, s))
+                return sc_oom(r);
+        }
+        if (r->free_listed > 0)
+            r->free_listed--; /* not a free block the list counts */
+    }
+    return true;
+}
+
 bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t *empty_first)
 {
     const struct lanyfs_geom *g = &r->g;
@@ -828,6 +883,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         ok = sc_oom(r);
         goto out;
     }
+    if (!unlist_flipped_tops(r, b))
+        goto out;
     /* Extenders another candidate one level up maps are no tops; blocks
      * two candidates' data slots name are contested. */
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
