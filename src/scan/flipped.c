@@ -43,7 +43,12 @@
  * An orphaned file's own slot that breaks its run by one bit onto a lost
  * write's top extender, which nothing else holds yet, maps the block of
  * its run instead while the orphan is walked (sc_flip_orphan_slot): the
- * lost tree, walked after, would otherwise find its top taken.
+ * lost tree, walked after, would otherwise find its top taken.  The block
+ * of its run must be named by no slot of an unowned level-0 extender: the
+ * lost trees have not taken theirs yet, and one that maps it in a run of
+ * its own would lose it (correct:595 state 6547, the root's child
+ * zeroed: orphaned zz0087's slot moved onto the last block of a lost
+ * write's run, which the write kept when zz0087 was still live).
  *
  * The free list is a claimant too: a live file's slot that breaks its run
  * by one bit onto a block the list lists gives the block back to the list
@@ -78,6 +83,14 @@ static bool left_over(const struct scan_result *r, uint64_t blk)
 static bool left_over_fn(const void *ctx, uint64_t blk)
 {
     return left_over(ctx, blk);
+}
+
+/* sc_names_fn: is blk left to nobody, and named by no slot of an unowned
+ * level-0 extender (ext_named: a lost tree, walked later, may map it)? */
+static bool left_unnamed_fn(const void *ctx, uint64_t blk)
+{
+    const struct scan_result *r = ctx;
+    return left_over(r, blk) && !sc_cellbits_get(&r->ext_named, blk);
 }
 
 /* Does s continue the run of prev (the block before it) or of next (the
@@ -319,7 +332,7 @@ uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t 
     if (c == NULL || c->cls != SCAN_BLK_ORPHAN_EXT || c->owner != 0 ||
         (c->flags & (SCAN_BF_DRIVER | SC_BF_LINKED)))
         return 0;
-    return sc_flip_slot_alt(r, eb, k, s, left_over_fn, r, b);
+    return sc_flip_slot_alt(r, eb, k, s, left_unnamed_fn, r, b);
 }
 
 uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
