@@ -196,7 +196,8 @@ struct scan_result {
     size_t nfindings;              /* used */
     size_t findings_cap;           /* allocated */
     struct sc_cellbits named_bad;  /* cells a live link names as an entry or extender
-                                    * they do not read as (finding.c) */
+                                    * they do not read as, and the data blocks after
+                                    * such a file's top (finding.c) */
     struct scan_entry *entries;    /* entries[id - 1] */
     struct sc_aux *aux;            /* aux[id - 1] */
     size_t nentries;               /* used */
