@@ -125,8 +125,7 @@ static bool listed_top(struct scan_result *r, uint64_t blk)
     if (!sc_free_one_bit(r, blk))
         return false;
     const uint8_t *p = sc_window(r, blk);
-    return p != NULL && sc_probe_extender(&r->g, r->dev_blocks, p) &&
-           !sc_extender_empty(&r->g, p);
+    return p != NULL && sc_extender_maps(&r->g, r->dev_blocks, p);
 }
 
 /* The orphan takes its listed top off the free list (FREE_SLOT_IN_USE). */
@@ -380,7 +379,7 @@ static bool own_tree(struct scan_result *r, const struct lanyfs_entry *en, uint6
         en->subtree >= r->dev_blocks || sc_read(r, en->subtree, b, NULL) != LANYFS_OK)
         return false;
     if (lanyfs_entry_is_file(en))
-        return sc_probe_extender(&r->g, r->dev_blocks, b) && !sc_extender_empty(&r->g, b);
+        return sc_extender_maps(&r->g, r->dev_blocks, b);
     return sc_probe_entry(&r->g, r->dev_blocks, b, &sub);
 }
 

@@ -355,7 +355,7 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
     }
     struct lanyfs_entry e;
     bool ok = sc_read(r, q, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
-              sc_probe_extender(&r->g, r->dev_blocks, b) && !sc_extender_empty(&r->g, b) &&
+              sc_extender_maps(&r->g, r->dev_blocks, b) &&
               sc_read(r, p, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
               sc_read(r, p - 1, b, NULL) == LANYFS_OK &&
               sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_file(&e) &&

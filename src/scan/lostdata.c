@@ -841,11 +841,8 @@ static bool unlist_flipped_tops(struct scan_result *r, uint8_t *b)
         c->owner = 0;
         c->index = 0;
         sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
-        for (uint32_t k = 0; k < g->extmax; k++) {
-            uint64_t s = lanyfs_ext_slot(g, b, k);
-            if (s != 0 && !sc_cellbits_set(r, &r->ext_named, s))
-                return sc_oom(r);
-        }
+        if (!sc_ext_name_slots(r, b))
+            return sc_oom(r);
         if (r->free_listed > 0)
             r->free_listed--; /* not a free block the list counts */
     }

@@ -98,6 +98,11 @@ bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b)
     return sc_slots_end(b + LANYFS_EXT_SLOTS, g->addrlen, g->extmax) == 0;
 }
 
+bool sc_extender_maps(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
+{
+    return sc_probe_extender(g, dev_blocks, b) && !sc_extender_empty(g, b);
+}
+
 bool sc_chain_formatter_like(const struct lanyfs_geom *g, uint64_t blk, const uint8_t *b,
                              uint32_t *matches)
 {

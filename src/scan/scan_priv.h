@@ -445,6 +445,8 @@ bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint
 bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
 /* Every slot of the extender is zero. */
 bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b);
+/* The bytes look like an extender (sc_probe_extender) with a slot that is not zero. */
+bool sc_extender_maps(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
 /*
  * The chain block at blk holds the formatter's pattern: slot i lists
  * blk + 1 + i for every filled slot.  *matches receives the slots that do.
@@ -659,6 +661,9 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
 /* ---- sweep.c -------------------------------------------------------------- */
 
 bool sc_sweep_pass(struct scan_result *r);
+/* Note the blocks the slots of b, an unowned level-0 extender, name
+ * (ext_named: a lost tree may map them).  False when out of memory. */
+bool sc_ext_name_slots(struct scan_result *r, const uint8_t *b);
 
 /* ---- orphandata.c --------------------------------------------------------- */
 

@@ -77,6 +77,16 @@ static bool read_before(const struct scan_result *r, uint64_t blk)
     return sc_read_before(r, blk) || sc_freeread_known(r, blk, &entry);
 }
 
+bool sc_ext_name_slots(struct scan_result *r, const uint8_t *b)
+{
+    for (uint32_t k = 0; k < r->g.extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+        if (s != 0 && s < r->nblocks && !sc_cellbits_set(r, &r->ext_named, s))
+            return false;
+    }
+    return true;
+}
+
 /* Classify one block; b holds its bytes when needs_bytes says so. */
 static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
@@ -144,11 +154,8 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
         if (b[LANYFS_EXT_LEVEL] == 0 && sc_extender_empty(g, b))
             c->flags |= SC_BF_AUX;
         sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
-        for (uint32_t k = 0; b[LANYFS_EXT_LEVEL] == 0 && k < g->extmax; k++) {
-            uint64_t s = lanyfs_ext_slot(g, b, k);
-            if (s != 0 && s < r->nblocks && !sc_cellbits_set(r, &r->ext_named, s))
-                return sc_oom(r);
-        }
+        if (b[LANYFS_EXT_LEVEL] == 0 && !sc_ext_name_slots(r, b))
+            return sc_oom(r);
     } else {
         c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN;
         sc_subprobe_block(&r->sub, blk, b, false);

@@ -492,7 +492,7 @@ static bool flip_listed(struct scan_result *r, uint64_t blk, const struct lanyfs
     if (p == NULL)
         return false;
     if (lanyfs_entry_is_file(e))
-        return sc_probe_extender(&r->g, r->dev_blocks, p) && !sc_extender_empty(&r->g, p);
+        return sc_extender_maps(&r->g, r->dev_blocks, p);
     return sc_probe_entry(&r->g, r->dev_blocks, p, &sub);
 }
 
