@@ -205,11 +205,12 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
  * which the lost trees take only after every file and orphan took theirs
  * (correct:584 state 4846, block 238 zeroed: the lone rule took blocks
  * 336 and 337 of /IMG_0104.tar.gz's write for two live files, and gave
- * their own blocks to a stale orphan).  Only a leaked block counts: where the free list's walk broke off, every block
- * no walk reached is unknown, most of them free blocks the list's lost
- * part listed, and one of those lies one bit away from a block by chance
- * (correct:567 state 9902, chain block 741 zeroed: an orphan's slot onto
- * a deleted file's block, taken for a flip onto a free one). */
+ * their own blocks to a stale orphan).  Only a leaked block counts: where
+ * the free list's walk broke off, every block no walk reached is unknown,
+ * most of them free blocks the list's lost part listed, and one of those
+ * lies one bit away from a block by chance (correct:567 state 9902, chain
+ * block 741 zeroed: an orphan's slot onto a deleted file's block, taken
+ * for a flip onto a free one). */
 static uint64_t lone_block(struct scan_result *r, uint64_t blk, sc_names_fn skip,
                            const void *ctx)
 {
