@@ -955,7 +955,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
         bool late = round_of[ci] != 0;
-        if (late != pass_late(broken, pass) || (tree_file(r, blk) != 0) != pass_paired(broken, pass) ||
+        if (late != pass_late(broken, pass) ||
+            (tree_file(r, blk) != 0) != pass_paired(broken, pass) ||
             (late && round_of[ci] - 1 != round))
             continue;
         size_t npairs;
