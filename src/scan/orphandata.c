@@ -32,17 +32,19 @@
  *    are handed out together, so several of them end up in one file).
  * The block then goes to the file in its own walk (link_orphans).
  *
- * The other way round, where the free list's walk broke off, an orphaned
- * file whose data block inside the size holds an orphaned entry created
- * after the file last changed is a deleted file (sc_orphans_deleted): the
- * block was handed out again after the file's last change, which only a
- * delete allows, and the file's entry was listed by the list's lost part.
- * As an orphan its stale map took the blocks of the writes made since,
- * a lost write's tree among them (correct:570 state 3927, chain block
- * 198 zeroed: /IMG_0077.tar.gz's old map named the entry and the top
- * extender of /readme-0105's write, which lost its data).  On a list
- * walked to its end such a file stays an orphan: its entry is listed
- * nowhere, so it was never deleted.
+ * The other way round, an orphaned file whose data block inside the size
+ * holds an orphaned entry created after the file last changed is a
+ * deleted file (sc_orphans_deleted): the block was handed out again
+ * after the file's last change, which only a delete allows.  As an orphan
+ * its stale map took the blocks of the writes made since, a lost write's
+ * tree among them (correct:570 state 3927, chain block 198 zeroed:
+ * /IMG_0077.tar.gz's old map named the entry and the top extender of
+ * /readme-0105's write, which lost its data).  Its entry is listed
+ * nowhere when the list's lost part listed it, or when the list is whole
+ * but the write cut off had taken the entry's block off it too and not
+ * yet written it (correct:599 state 499: /a0059.bin's write had taken the
+ * blocks of /report 0035.bin, deleted before it, and written its own entry
+ * over the deleted file's data).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -235,8 +237,6 @@ out:
 
 bool sc_orphans_deleted(struct scan_result *r)
 {
-    if (r->free_complete)
-        return true;
     uint64_t budget = 2 * r->nblocks;
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];

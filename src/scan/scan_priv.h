@@ -669,9 +669,9 @@ bool sc_ext_name_slots(struct scan_result *r, const uint8_t *b);
 
 /* Orphaned entries that are an orphaned file's data (before link_orphans). */
 bool sc_orphan_data_entries(struct scan_result *r);
-/* Where the free list's walk broke off: orphaned files whose map names an
- * entry made after the file last changed are deleted ones (before the
- * sweep judges its deleted entries). */
+/* Orphaned files whose map names an orphaned entry made after the file
+ * last changed are deleted ones (before the sweep judges its deleted
+ * entries). */
 bool sc_orphans_deleted(struct scan_result *r);
 
 /* ---- counters.c ----------------------------------------------------------- */
