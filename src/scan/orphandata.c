@@ -33,8 +33,8 @@
  * The block then goes to the file in its own walk (link_orphans).
  *
  * The other way round, an orphaned file whose data block inside the size
- * holds an orphaned entry created after the file last changed is a
- * deleted file (sc_orphans_deleted): the block was handed out again
+ * holds an orphaned or live entry created after the file last changed is
+ * a deleted file (sc_orphans_deleted): the block was handed out again
  * after the file's last change, which only a delete allows.  As an orphan
  * its stale map took the blocks of the writes made since, a lost write's
  * tree among them (correct:570 state 3927, chain block 198 zeroed:
@@ -44,7 +44,9 @@
  * but the write cut off had taken the entry's block off it too and not
  * yet written it (correct:599 state 499: /a0059.bin's write had taken the
  * blocks of /report 0035.bin, deleted before it, and written its own entry
- * over the deleted file's data).
+ * over the deleted file's data).  A live entry there counts as well: on
+ * correct:506 state 871 the unlinked /zz0036.jpg was an orphan, but a
+ * deleted file once a zeroed directory orphaned the entry its map names.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -133,6 +135,21 @@ static const struct scan_entry *entry_at(struct scan_result *r, const struct sca
         return NULL;
     const struct scan_entry *e = sc_entry(r, c->owner);
     return e != NULL && e->state == SCAN_ENTRY_ORPHAN && e->block == blk ? e : NULL;
+}
+
+/* The live or orphaned entry (not x) whose own block is blk, NULL when none. */
+static const struct scan_entry *any_entry_at(struct scan_result *r, const struct scan_entry *x,
+                                             uint64_t blk)
+{
+    const struct scan_block *c = blk ? sc_cell(r, blk) : NULL;
+    if (c == NULL || c->owner == x->id ||
+        (c->cls != SCAN_BLK_ORPHAN && c->cls != SCAN_BLK_DIR && c->cls != SCAN_BLK_FILE))
+        return NULL;
+    const struct scan_entry *e = sc_entry(r, c->owner);
+    return e != NULL && e->block == blk &&
+                   (e->state == SCAN_ENTRY_ORPHAN || e->state == SCAN_ENTRY_LIVE)
+               ? e
+               : NULL;
 }
 
 struct pairing {
@@ -249,7 +266,7 @@ bool sc_orphans_deleted(struct scan_result *r)
         budget -= x->ndata < budget ? x->ndata : budget;
         bool stale = false;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && !stale; k++) {
-            const struct scan_entry *e = entry_at(r, x, x->data[k]);
+            const struct scan_entry *e = any_entry_at(r, x, x->data[k]);
             stale = e != NULL && newer_than_change(e, x);
         }
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;

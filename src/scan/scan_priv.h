@@ -669,8 +669,8 @@ bool sc_ext_name_slots(struct scan_result *r, const uint8_t *b);
 
 /* Orphaned entries that are an orphaned file's data (before link_orphans). */
 bool sc_orphan_data_entries(struct scan_result *r);
-/* Orphaned files whose map names an orphaned entry made after the file
- * last changed are deleted ones (before the sweep judges its deleted
+/* Orphaned files whose map names an orphaned or live entry made after the
+ * file last changed are deleted ones (before the sweep judges its deleted
  * entries). */
 bool sc_orphans_deleted(struct scan_result *r);
 
