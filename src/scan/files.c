@@ -808,7 +808,7 @@ bool sc_files_pass(struct scan_result *r)
             sc_progress(r, SCAN_PHASE_TREE, i, r->nentries);
     }
     sc_stash_drop(r);
-    return claim_excess(r) && release_entries(r);
+    return claim_excess(r) && release_entries(r) && sc_flip_hole_tops(r);
 }
 
 bool sc_files_judge(struct scan_result *r)

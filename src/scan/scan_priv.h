@@ -647,6 +647,10 @@ uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, 
  * which the file maps instead. */
 uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
                              uint8_t *b);
+/* Live files' slots one flipped bit moved from a hole onto a block that
+ * reads as an extender mapping data: holes again, the block left for the
+ * sweep (after the live walks; false only when the scan must stop). */
+bool sc_flip_hole_tops(struct scan_result *r);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);
