@@ -19,12 +19,16 @@
  *    holds; a block is taken by one tree only (a visited bitmap), so
  *    shared or looping slots cannot repeat it;
  *  - no tree at all when at least as many of its slots name blocks the
- *    live structures hold as name blocks it takes: that is an old
+ *    live structures hold, or (when its file is not known) data blocks a
+ *    tree taken before it took, as name blocks it takes: that is an old
  *    extender in a block handed out again before its new contents landed
  *    (a write's allocations come from the free list, never from another
  *    file's blocks), and its slots still name the blocks of the file it
  *    mapped then; it and what it took are leaked blocks, as an empty tree,
- *    and another tree may take those;
+ *    and another tree may take those (correct:579 state 8666, block 127
+ *    zeroed: the live file there became lost tree 328, and its old copy
+ *    341, whose slots named 328's blocks and five of /readme-0098's
+ *    write, took those five);
  *  - the order: tops whose slots name no block the live structures hold
  *    and no other candidate extender first, and among those alike the
  *    ones whose file is known (below); then the others, by the same
@@ -259,6 +263,9 @@ struct ldefers {
     const uint64_t *twice; /* blocks two candidates' data slots name */
     const uint64_t *named; /* blocks a candidate's data slot names */
     const uint64_t *in_run; /* blocks a candidate's data slot names in a run of its slots */
+    uint64_t *taken;       /* data blocks the trees added so far took */
+    bool count_taken;      /* the tree walked has no known file: a slot naming
+                            * one of those counts as held (walk_tree) */
     bool lone_ok;          /* no 2012 driver wrote the media (sc_flip_release) */
     bool all_twice;        /* the tree walked names another candidate extender:
                             * every block another candidate names waits */
@@ -403,7 +410,8 @@ static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pair
 /*
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
  * into *pairs in file order; *held_slots counts the slots naming blocks
- * the live structures hold.  bufs holds SC_LEVEL_MAX + 2 blocks: one a
+ * the live structures hold, and with d->count_taken the data slots naming
+ * blocks that the trees before it took.  bufs holds SC_LEVEL_MAX + 2 blocks: one a
  * level, and a scratch one.  Returns false when memory runs out.
  */
 static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint64_t *seen,
@@ -466,8 +474,15 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
                 continue;
             }
         }
-        if (bit(seen, s))
+        if (bit(seen, s)) {
+            /* A data slot naming a block a tree before this one took
+             * counts as one naming a held block (an old extender), in a
+             * tree whose file is not known: a known file's write keeps
+             * the blocks it names that no one else took. */
+            if (d->count_taken && f->level == 0 && fb != UINT64_MAX && bit(d->taken, s))
+                (*held_slots)++;
             continue;
+        }
         struct scan_block *c = &r->map[s];
         if (f->level == 0 && fb != UINT64_MAX &&
             (c->cls == SCAN_BLK_DATA || (c->cls == SCAN_BLK_LEAKED && c->owner != 0))) {
@@ -859,9 +874,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *twice = calloc((size_t)words, sizeof(*twice));  /* two data slots do */
     uint64_t *shell_tops = calloc((size_t)words, sizeof(*shell_tops)); /* the shells' tops */
     uint64_t *in_run = calloc((size_t)words, sizeof(*in_run)); /* named in a run of slots */
+    uint64_t *taken = calloc((size_t)words, sizeof(*taken)); /* the trees' data so far */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
-    struct ldefers d = {.twice = twice, .named = named, .in_run = in_run};
+    struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
     size_t ncands = 0, cands_cap = 0;
     /* Each candidate's round (pass 0 sets it): 0 early; else 1 + how many
@@ -876,7 +892,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool driver = sc_driver_files(r);
     d.lone_ok = !driver;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
-        in_run == NULL || bufs == NULL) {
+        in_run == NULL || taken == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -964,6 +980,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         bool unknown_ok = list_broken(r);
         size_t deferred = d.n;
         d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && tree_file(r, blk) == 0;
+        d.count_taken = tree_file(r, blk) == 0;
         if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
                        &held_slots)) {
             free(exts);
@@ -1010,6 +1027,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         }
         if (!add_tree(r, blk, pairs, npairs, exts, nexts, b))
             goto out;
+        for (size_t i = 0; i < npairs; i++)
+            set_bit(taken, pairs[i].dblk);
     }
     if (!resolve_deferred(r, &d, seen, shell_tops, first_tree, b))
         goto out;
@@ -1060,6 +1079,7 @@ out:
     free(twice);
     free(shell_tops);
     free(in_run);
+    free(taken);
     free(cands);
     free(round_of);
     free(win);
