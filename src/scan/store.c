@@ -1804,6 +1804,7 @@ enum lanyfs_err store_list_scans(struct store_db *db, const char *image_path,
 {
     struct id_list l = {.db = db};
     struct store_scan *scans = NULL;
+    char *want = NULL; /* image_path as stored */
     size_t got = 0;
     enum lanyfs_err rc;
     *out = NULL;
@@ -1826,16 +1827,30 @@ enum lanyfs_err store_list_scans(struct store_db *db, const char *image_path,
         rc = nomem(db, "SELECT FROM scans", err);
         goto out;
     }
-    for (got = 0; got < l.n; got++) {
-        rc = store_get_scan(db, l.ids[got], &scans[got], err);
+    if (image_path != NULL && (want = store_escape(image_path, strlen(image_path))) == NULL) {
+        rc = nomem(db, "SELECT FROM scans", err);
+        goto out;
+    }
+    for (size_t i = 0; i < l.n; i++) {
+        rc = store_get_scan(db, l.ids[i], &scans[got], err);
         if (rc != LANYFS_OK)
             goto out;
+        /* A database that is not ours may give back under the id another
+         * row than the one the query matched (scans a view, or two rows of
+         * one id): the row must be of the image asked for, as stored. */
+        if (want != NULL && (scans[got].image_path == NULL ||
+                             strcmp(scans[got].image_path, want) != 0)) {
+            store_scan_clear(&scans[got]);
+            continue;
+        }
+        got++;
     }
     *out = scans;
     *n = got;
     scans = NULL;
 out:
     store_scans_free(scans, got);
+    free(want);
     free(l.ids);
     return rc;
 }

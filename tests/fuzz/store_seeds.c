@@ -363,5 +363,13 @@ int fuzz_store_seeds(fuzz_seed_cb cb, void *ctx)
         0x02, 0x01, 0x90, 0x00, 0xd2, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x04, 0x02,
     };
     SEED("regress-scans-id-order", raw(p, scans_text_id, sizeof(scans_text_id)));
+    /* The scans of one image listed a scan of another: the row an id gives
+     * back need not be the one the query by image matched (store_list_scans
+     * checks it now). */
+    static const uint8_t scans_other_image[] = {
+        0x07, 0x00, 0x00, 0x02, 0x02, 0x00, 0x01, 0x01, 0x00, 0x5d, 0x00, 0xfe, 0x00, 0x00,
+        0xf9, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x01,
+    };
+    SEED("regress-scans-other-image", raw(p, scans_other_image, sizeof(scans_other_image)));
     return em.n;
 }
