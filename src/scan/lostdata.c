@@ -411,8 +411,9 @@ static bool take_data(struct scan_result *r, uint64_t *seen, struct lpair **pair
  * Walk the tree at top, taking its blocks (SC_BF_LINKED); its data blocks
  * into *pairs in file order; *held_slots counts the slots naming blocks
  * the live structures hold, and with d->count_taken the data slots naming
- * blocks that the trees before it took.  bufs holds SC_LEVEL_MAX + 2 blocks: one a
- * level, and a scratch one.  Returns false when memory runs out.
+ * blocks that the trees before it took.  bufs holds SC_LEVEL_MAX + 2
+ * blocks: one a level, and a scratch one.  Returns false when memory runs
+ * out.
  */
 static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint64_t *seen,
                       struct ldefers *d, uint8_t *bufs, struct lpair **pairs, size_t *npairs,
@@ -971,16 +972,16 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
         bool late = round_of[ci] != 0;
-        if (late != pass_late(broken, pass) ||
-            (tree_file(r, blk) != 0) != pass_paired(broken, pass) ||
+        bool paired = tree_file(r, blk) != 0;
+        if (late != pass_late(broken, pass) || paired != pass_paired(broken, pass) ||
             (late && round_of[ci] - 1 != round))
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
         bool unknown_ok = list_broken(r);
         size_t deferred = d.n;
-        d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && tree_file(r, blk) == 0;
-        d.count_taken = tree_file(r, blk) == 0;
+        d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && !paired;
+        d.count_taken = !paired;
         if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
                        &held_slots)) {
             free(exts);
