@@ -56,6 +56,7 @@ static const struct policy policies[] = {
     {"SB_BLOCKS_OVER_ADDR", FSCK_CAT_CAP, false},
     {"SB_BLOCKS_LARGE", FSCK_CAT_CAP, false},
     {"SB_BLOCKSIZE_WRONG", FSCK_CAT_RESUPER, false},
+    {"SB_ADDRLEN_WRONG", FSCK_CAT_RESUPER, false},
     {"SB_VERSION_FLIPPED", FSCK_CAT_SUPER, false},
     {"SB_ROOTDIR_RANGE", FSCK_CAT_ROOT, false},
     {"SB_FREEHEAD_RANGE", FSCK_CAT_FREELIST, false},

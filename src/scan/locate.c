@@ -73,7 +73,8 @@ enum lanyfs_err scan_locate(struct lanyfs_fs *fs, struct scan_location *out,
     out->root_searched = searched && root != 0;
     for (size_t i = 0; i < r->nfindings; i++)
         if (r->findings[i].code == SCAN_PR_SB_GEOMETRY_INFERRED ||
-            r->findings[i].code == SCAN_PR_SB_BLOCKSIZE_WRONG) {
+            r->findings[i].code == SCAN_PR_SB_BLOCKSIZE_WRONG ||
+            r->findings[i].code == SCAN_PR_SB_ADDRLEN_WRONG) {
             free(out->how);
             out->how = scan_finding_message_translated(&r->findings[i]);
         }

@@ -10,6 +10,9 @@
  *  - SB_BAD_BLOCKSIZE, SB_BAD_ADDRLEN (then the geometry is inferred);
  *  - SB_BLOCKSIZE_WRONG (the root is a directory only at another block size,
  *    with which 'blocks' fits the image): the scan reads with that size;
+ *  - SB_ADDRLEN_WRONG (with the superblock's address length the free list
+ *    lists blocks past the device, with one other it lists none and adds up
+ *    to 'freeblocks'): the scan reads with that one;
  *  - SB_BLOCKS_OVER_ADDR (blocks beyond 2^(8*addrlen)): pointers are judged
  *    against the cap;
  *  - SB_BLOCKS_SMALL (blocks below the formatter's 16 while the image holds
@@ -115,6 +118,64 @@ static unsigned bits_from_root(struct scan_result *r)
     return found == UINT_MAX ? 0 : found;
 }
 
+/*
+ * An address length byte that reads wrong but valid (one flipped bit turns
+ * 2 into 3 or 6, 4 into 5) puts every slot of every chain and extender
+ * elsewhere: the free list then lists blocks past the device, and the files
+ * map blocks that are not theirs.  The free list tells the right one when
+ * it agrees with 'freeblocks'.  Its chain links are 8 bytes whatever the
+ * address length, so it is read from 'freehead' to its end: with one other
+ * address length no slot names a block past the device and the chain
+ * blocks with the blocks they list add up to 'freeblocks' exactly, while
+ * with the superblock's some slot names such a block.  Without that
+ * agreement (no free list, a stale count, a chain cut short or looping) the
+ * superblock's is kept, and what reads wrong is reported block by block.
+ * On a sound stick this reads one block: the head, whose slots all lie
+ * below the device end.  Returns the address length to read with, or 0 to
+ * keep the superblock's.
+ */
+static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    uint8_t buf[LANYFS_BLOCKSIZE_MAX];
+    uint32_t bs = 1u << bits;
+    uint64_t n = r->image_bytes >> bits;
+    if (sb->blocks < n)
+        n = sb->blocks;
+    uint64_t nonzero[LANYFS_ADDRLEN_MAX + 1] = {0};
+    bool wild[LANYFS_ADDRLEN_MAX + 1] = {false};
+    uint64_t chains = 0, blk = sb->freehead;
+    /* The chain blocks are among the free blocks counted: no more of them. */
+    uint64_t most = sb->freeblocks < ((uint64_t)1 << 16) ? sb->freeblocks : (uint64_t)1 << 16;
+    if (blk == 0 || sb->addrlen < LANYFS_ADDRLEN_MIN || sb->addrlen > LANYFS_ADDRLEN_MAX)
+        return 0;
+    while (blk != 0) {
+        size_t lost = 0;
+        if (blk >= n || chains >= most ||
+            lanyfs_image_pread_sectors(r->img, blk << bits, buf, bs, &lost, NULL) != LANYFS_OK ||
+            lost != 0 || (buf[0] != LANYFS_TYPE_CHAIN && buf[0] != LANYFS_TYPE_EXT) ||
+            !sc_zero_from(buf, LANYFS_CH_RES4, LANYFS_CH_NEXT))
+            return 0;
+        for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++) {
+            size_t cnt = (bs - LANYFS_CH_SLOTS) / a;
+            for (size_t i = 0; i < cnt; i++) {
+                uint64_t v = lanyfs_get_addr(buf + LANYFS_CH_SLOTS + i * a, a);
+                nonzero[a] += v != 0;
+                wild[a] |= v >= n;
+            }
+        }
+        chains++;
+        if (!wild[sb->addrlen])
+            return 0;
+        blk = lanyfs_get64(buf + LANYFS_CH_NEXT);
+    }
+    unsigned found = 0;
+    for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
+        if (a != sb->addrlen && !wild[a] && nonzero[a] + chains == sb->freeblocks)
+            found = found ? UINT_MAX : a;
+    return found == UINT_MAX ? 0 : found;
+}
+
 bool sc_super_pass(struct scan_result *r)
 {
     const struct lanyfs_super *sb = &r->sb;
@@ -193,11 +254,25 @@ bool sc_super_pass(struct scan_result *r)
         if (lanyfs_geom_init(&r->g, bits, sb->addrlen, sb->blocks, &gerr) != LANYFS_OK)
             return sc_infer_geometry(r, "the superblock's geometry is invalid");
     }
+    unsigned addrlen = sb->addrlen, free_addrlen = addrlen_from_free(r, bits);
+    if (free_addrlen != 0) {
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_SB_ADDRLEN_WRONG,
+                                              .block = sb->freehead, .value = sb->addrlen,
+                                              .count = free_addrlen},
+                       NULL, NULL))
+            return false;
+        /* As for the block size: fsck writes a superblock with it first. */
+        addrlen = free_addrlen;
+        r->inferred = true;
+        if (lanyfs_geom_init(&r->g, bits, addrlen, sb->blocks, &gerr) != LANYFS_OK)
+            return sc_infer_geometry(r, "the superblock's geometry is invalid");
+    }
     r->sb_usable = true;
     r->image_blocks = r->image_bytes >> r->g.blockbits;
     r->fs_blocks = sb->blocks;
     uint64_t dev = sb->blocks;
-    uint64_t limit = sb->addrlen >= 8 ? UINT64_MAX : (uint64_t)1 << (8 * sb->addrlen);
+    uint64_t limit = addrlen >= 8 ? UINT64_MAX : (uint64_t)1 << (8 * addrlen);
     if (sb->blocks > limit) {
         if (!sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_SB_BLOCKS_OVER_ADDR,
