@@ -200,10 +200,15 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
  * candidate extender (*named): such a block was handed out to this tree's
  * file and later held an extender, or this tree's data write to it never
  * landed; either way its data is no part of this tree, and the other tree
- * that maps data there goes first.
+ * that maps data there goes first.  A candidate counts whether or not a
+ * tree walked before this one took it (cand, the candidates as they were
+ * collected): the order of the tops in the disk must not change a round
+ * (correct:603 state 464, block 28 zeroed: the shell at block 6 was
+ * walked first, and the old extender at 29 that names it then went early
+ * and took the block 6 maps).
  */
-static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, uint64_t *held_n,
-                      uint64_t *named_n)
+static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, const uint64_t *cand,
+                      uint64_t *held_n, uint64_t *named_n)
 {
     *held_n = *named_n = 0;
     if (sc_read(r, top, b, NULL) != LANYFS_OK)
@@ -216,7 +221,7 @@ static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, uint64_t 
             continue;
         if (held(r, c))
             (*held_n)++;
-        else if (leaf && free_for_tree(c, SCAN_BLK_ORPHAN_EXT))
+        else if (leaf && bit(cand, s))
             (*named_n)++;
     }
 }
@@ -876,6 +881,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *shell_tops = calloc((size_t)words, sizeof(*shell_tops)); /* the shells' tops */
     uint64_t *in_run = calloc((size_t)words, sizeof(*in_run)); /* named in a run of slots */
     uint64_t *taken = calloc((size_t)words, sizeof(*taken)); /* the trees' data so far */
+    uint64_t *cand = calloc((size_t)words, sizeof(*cand));   /* the candidates (cands) */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
@@ -893,7 +899,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool driver = sc_driver_files(r);
     d.lone_ok = !driver;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
-        in_run == NULL || taken == NULL || bufs == NULL) {
+        in_run == NULL || taken == NULL || cand == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -918,6 +924,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             cands_cap = ncap;
         }
         cands[ncands++] = blk;
+        set_bit(cand, blk);
         if (sc_read(r, blk, b, NULL) != LANYFS_OK)
             continue;
         if (c->index != 0 && !names_children(r, blk, b)) {
@@ -967,7 +974,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             goto out;
         if (pass == 0) {
             uint64_t held_n, named_n;
-            top_holds(r, blk, b, &held_n, &named_n);
+            top_holds(r, blk, b, cand, &held_n, &named_n);
             if (held_n + named_n != 0)
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
@@ -1081,6 +1088,7 @@ out:
     free(shell_tops);
     free(in_run);
     free(taken);
+    free(cand);
     free(cands);
     free(round_of);
     free(win);
