@@ -395,6 +395,13 @@ static bool claim_excess(struct scan_result *r)
         const struct scan_block *c = sc_cell(r, e->blk);
         const struct scan_entry *x = sc_entry(r, e->id);
         struct lanyfs_entry en;
+        /* A block the file's map names again past its size (one bit
+         * flipped in an empty slot onto one of its excess blocks, as in
+         * correct:603 state 464 at block 29) adds nothing: claimed again,
+         * it read as shared with the file itself, and a lost write that
+         * may take an excess block could no longer. */
+        if (x != NULL && c != NULL && c->cls == SCAN_BLK_DATA && c->owner == e->id)
+            continue;
         if (x == NULL || (c != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
                           sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
                           ((sc_probe_entry(&r->g, r->dev_blocks, b, &en) &&
