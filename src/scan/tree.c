@@ -26,7 +26,8 @@
  *    a slot that its chain block's counter rules out (sc_free_doubted) is
  *    FREE_SLOT_IN_USE, and the entry stays live; so is an entry that one
  *    bit flipped in an empty slot would list and that no delete left
- *    (flip_listed);
+ *    (flip_listed), and a file whose level-0 map no delete emptied or
+ *    freed (map_kept);
  *  - TREE_ORDER: a name outside the bounds its ancestors set (the reversed
  *    order: greater names left);
  *  - TREE_NAME_EMPTY, TREE_NAME_NO_NUL, TREE_NAME_SLASH, TREE_TIME_INVALID;
@@ -496,6 +497,59 @@ static bool flip_listed(struct scan_result *r, uint64_t blk, const struct lanyfs
     return sc_probe_entry(&r->g, r->dev_blocks, p, &sub);
 }
 
+/*
+ * A file entry at blk that a live link reaches and a chain slot of block
+ * listing lists, where the slot reads as one flipped bit of the block the
+ * formatter listed there (listing + slot + 1) and the entry's own map no
+ * delete touched: its top extender, a level-0 one, is listed nowhere and
+ * reached by nothing yet, and its slots name blocks that no slot lists, at
+ * least one.  A delete empties or frees the map before the entry's block
+ * is listed: the 2012 driver zeroes every level-0 slot and frees each data
+ * block, in direct writes, before it frees the entry (SPEC-§8, and it
+ * frees no extender, 9.4), and the correct writer frees a file's data and
+ * extenders with it.  So the slot is damaged (2012:602 state 2799, block
+ * 73: slot 23, the formatter's 97, read 33, the entry of a live file,
+ * which became a frozen parent's deleted file and lost its data).  A
+ * formatter slot that reads whole is a free block handed out, freed and
+ * listed again nowhere else, whatever its entry says.  A tree of more
+ * levels is not judged: its upper slots stay.
+ */
+static bool map_kept(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e,
+                     uint64_t listing)
+{
+    uint64_t top = e->subtree;
+    if (!lanyfs_entry_is_file(e) || top == 0 || top == blk || top >= r->dev_blocks)
+        return false;
+    const struct scan_block *t = sc_cell(r, top);
+    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0)
+        return false;
+    const uint8_t *p = sc_window(r, top);
+    if (p == NULL || !sc_extender_maps(&r->g, r->dev_blocks, p) || p[LANYFS_EXT_LEVEL] != 0)
+        return false;
+    for (uint32_t k = 0; k < r->g.extmax; k++) {
+        uint64_t d = lanyfs_ext_slot(&r->g, p, k);
+        if (d == 0)
+            continue;
+        const struct scan_block *c = sc_cell(r, d);
+        if (d == blk || d == top || c == NULL || c->cls != SCAN_BLK_UNKNOWN || c->owner != 0)
+            return false;
+    }
+    /* The slot: one bit away from what the formatter put there. */
+    const uint8_t *ch = sc_window(r, listing);
+    if (ch == NULL)
+        return false;
+    for (uint32_t i = 0; i < r->g.chainmax; i++) {
+        uint64_t want, x;
+        if (lanyfs_chain_slot(&r->g, ch, i) != blk ||
+            __builtin_add_overflow(listing, (uint64_t)i + 1, &want))
+            continue;
+        x = want ^ blk;
+        if (want < r->dev_blocks && x != 0 && (x & (x - 1)) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Follow one link of the node in frame f (a copy: the stack may move). */
 static bool follow(struct scan_result *r, struct tstack *s, const struct tframe *f,
                    enum sc_link kind, uint64_t L, struct tframe *child, uint8_t *b)
@@ -574,10 +628,10 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
     lanyfs_entry_decode(&e, b);
     bool is_entry = e.type == LANYFS_TYPE_DIR || e.type == LANYFS_TYPE_FILE;
     if (freed && is_entry && !child->stale &&
-        (sc_free_doubted(r, L) || flip_listed(r, L, &e))) {
-        /* Listed by a slot its chain block's counter rules out, or one
-         * bit away from an empty slot: the link outranks it, and the
-         * block leaves the free list. */
+        (sc_free_doubted(r, L) || flip_listed(r, L, &e) || map_kept(r, L, &e, listing))) {
+        /* Listed by a slot its chain block's counter rules out, one bit
+         * away from an empty slot, or while its file keeps its map: the
+         * link outranks it, and the block leaves the free list. */
         char *p = sc_path_join(dir_path(r, child->dir), e.name, e.name_len);
         if (p == NULL)
             return sc_oom(r);
