@@ -57,6 +57,36 @@ char *sc_path_join(const char *dirpath, const uint8_t *name, size_t name_len)
  * (sc_entry_set_path) keeps its bytes until then; a path is at most
  * SC_PATH_MAX + 1 bytes, far below the pool's limit.
  */
+/* bytes from pool, whose next chunk, once it is due, is handed to the
+ * helper thread to fault in (track). */
+static void *pool_take(struct scan_result *r, struct sc_pool *pool, enum sc_pf_track track,
+                       size_t bytes, size_t align)
+{
+    void *p = sc_pool_alloc(pool, bytes, align);
+    void *spare = sc_pool_spare(pool);
+    if (spare != NULL)
+        sc_prefault_all(r, track, spare, SC_POOL_CHUNK);
+    return p;
+}
+
+/* Images of at least this many blocks have the first chunks of the pools
+ * and the stash mapped before the walk (sc_entries_ready). */
+#define READY_BLOCKS ((uint64_t)1 << 16)
+
+void sc_entries_ready(struct scan_result *r)
+{
+    if (r->nblocks < READY_BLOCKS)
+        return;
+    void *spare = sc_pool_spare(&r->paths);
+    if (spare != NULL)
+        sc_prefault_all(r, SC_PF_PATHS, spare, SC_POOL_CHUNK);
+    spare = sc_pool_spare(&r->lists);
+    if (spare != NULL)
+        sc_prefault_all(r, SC_PF_LISTS, spare, SC_POOL_CHUNK);
+    if (r->stash == NULL && sc_stash_grow(r))
+        sc_prefault_need(r, SC_PF_STASH, r->stash, 0, &r->stash_populated, r->stash_bytes);
+}
+
 static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t *name,
                        size_t name_len)
 {
@@ -64,7 +94,7 @@ static char *pool_path(struct scan_result *r, const char *dirpath, const uint8_t
     if (name_len > LANYFS_NAME_FIELD)
         name_len = LANYFS_NAME_FIELD;
     const char *prefix = path_prefix(dirpath, name_len, &dl);
-    char *p = sc_pool_alloc(&r->paths, dl + 1 + name_len + 1, 1);
+    char *p = pool_take(r, &r->paths, SC_PF_PATHS, dl + 1 + name_len + 1, 1);
     if (p != NULL)
         path_write(p, prefix, dl, name, name_len);
     return p;
@@ -88,7 +118,7 @@ uint64_t *sc_data_new(struct scan_result *r, uint32_t id, uint64_t n)
         return NULL;
     uint64_t *d;
     if (n <= LIST_POOLED)
-        d = sc_pool_alloc(&r->lists, (size_t)n * sizeof(uint64_t), sizeof(uint64_t));
+        d = pool_take(r, &r->lists, SC_PF_LISTS, (size_t)n * sizeof(uint64_t), sizeof(uint64_t));
     else
         d = calloc((size_t)n, sizeof(uint64_t));
     if (d == NULL)
@@ -179,7 +209,7 @@ uint32_t sc_entry_add(struct scan_result *r, uint64_t blk, const struct lanyfs_e
     }
     char *path = pool_path(r, dirpath, e->name, e->name_len);
     size_t nl = e->name_len < LANYFS_NAME_FIELD ? e->name_len : LANYFS_NAME_FIELD;
-    uint8_t *name = sc_pool_alloc(&r->paths, nl + 1, 1);
+    uint8_t *name = pool_take(r, &r->paths, SC_PF_PATHS, nl + 1, 1);
     if (path == NULL || name == NULL) {
         sc_oom(r);
         return 0;

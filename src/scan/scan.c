@@ -53,6 +53,7 @@ static bool run(struct scan_result *r)
     if (!sc_super_pass(r) || sc_stopped(r) || !sc_map_init(r))
         return false;
     sc_progress(r, SCAN_PHASE_SUPER, 1, 1);
+    sc_entries_ready(r);
     if (!sc_free_pass(r) || sc_stopped(r))
         return false;
     sc_freeread_start(r);

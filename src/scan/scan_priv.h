@@ -116,6 +116,7 @@ struct sc_aux {
 /* Small allocations freed together (bigmem.c). */
 struct sc_pool {
     struct sc_pool_chunk *head; /* the newest chunk, NULL when none */
+    void *spare;                /* the next chunk, mapped ahead (sc_pool_spare), or NULL */
 };
 
 /* A torn block a walk found, reported when the sweep reaches it (counters.c). */
@@ -218,6 +219,7 @@ struct scan_result {
     size_t noexcess, oexcess_cap;  /* used, allocated */
     uint8_t *stash;                /* stash.c's bytes, NULL when none */
     size_t stash_used, stash_bytes;/* used, mapped */
+    size_t stash_populated;        /* faulted in, or asked of the helper (prefault.c) */
 
     /* What marks.c attributed to the driver */
     uint64_t leak_last_slot;       /* MARK_LAST_SLOT_LEAK blocks */
@@ -304,6 +306,9 @@ void sc_stash_top(struct scan_result *r, uint32_t id);
 enum lanyfs_err sc_read_top(struct scan_result *r, uint32_t id, uint64_t blk, uint8_t *buf,
                             struct lanyfs_error *err);
 void sc_stash_drop(struct scan_result *r);
+/* Map the stash, or grow it; false when refused (sc_stash_top's, and
+ * sc_entries_ready's, to map it before the walk). */
+bool sc_stash_grow(struct scan_result *r);
 /* Free the window cache of sc_read. */
 void sc_read_done(struct scan_result *r);
 /* blk lies in a window the cache has read whole: it can be read. */
@@ -395,6 +400,9 @@ const char *sc_kind_name(const struct scan_entry *x);
  * it creates (SPEC-9.14): the driver wrote this medium. */
 bool sc_driver_files(const struct scan_result *r);
 void sc_entries_free(struct scan_result *r);
+/* On a large image, have the first chunks of the paths and lists pools and
+ * the stash mapped and faulted in on the helper thread before the walk. */
+void sc_entries_ready(struct scan_result *r);
 
 /* ---- finding.c ------------------------------------------------------------ */
 
@@ -546,6 +554,12 @@ void sc_mem_populate(void *base, size_t bytes);
 /* bytes (at most a quarter of a chunk) aligned to align (a power of two),
  * zeroed, from the pool; NULL on no memory.  Freed with the pool only. */
 void *sc_pool_alloc(struct sc_pool *pool, size_t bytes, size_t align);
+/* The bytes of a pool's chunk. */
+#define SC_POOL_CHUNK ((size_t)2 << 20)
+/* When the pool has no chunk yet, or its chunk is half used, and no spare:
+ * map the chunk it takes next (zero, not faulted in) and return it, for
+ * the caller to have faulted in; else NULL. */
+void *sc_pool_spare(struct sc_pool *pool);
 void sc_pool_free(struct sc_pool *pool);
 
 /* ---- prefault.c ----------------------------------------------------------- */
@@ -556,6 +570,9 @@ enum sc_pf_track {
     SC_PF_WINDOWS,  /* blockio.c's window cache, whole */
     SC_PF_ENTRIES,  /* the entries, ahead of use */
     SC_PF_AUX,      /* their records, ahead of use */
+    SC_PF_STASH,    /* stash.c's bytes, ahead of use */
+    SC_PF_PATHS,    /* the paths pool's next chunk (sc_pool_spare), whole */
+    SC_PF_LISTS,    /* the lists pool's next chunk, whole */
     SC_PF_TRACKS
 };
 /* Start the helper thread (r->pf); without it the calls below populate in

@@ -24,6 +24,30 @@
 
 #define STASH_MAX 64
 #define STASH_STEP ((size_t)2 << 20)
+/* Files the stash's first mapping has room for. */
+#define STASH_FIRST ((size_t)1 << 18)
+
+bool sc_stash_grow(struct scan_result *r)
+{
+    /* Where sc_mem_grow maps lazily, the first mapping has room for every
+     * block's (up to STASH_FIRST): address space only, faulted in ahead of
+     * use on the helper thread (prefault.c), and not moved meanwhile. */
+    size_t add = STASH_STEP;
+    if (r->stash == NULL && sc_mem_lazy()) {
+        size_t files = r->nblocks + 1 < STASH_FIRST ? (size_t)r->nblocks + 1 : STASH_FIRST;
+        size_t first = (files * STASH_MAX + STASH_STEP - 1) / STASH_STEP * STASH_STEP;
+        if (first > add)
+            add = first;
+    }
+    if (r->stash_bytes > SIZE_MAX - add)
+        return false;
+    uint8_t *n = sc_mem_grow(r->stash, r->stash_bytes, r->stash_bytes + add);
+    if (n == NULL)
+        return false;
+    r->stash = n;
+    r->stash_bytes += add;
+    return true;
+}
 
 void sc_stash_top(struct scan_result *r, uint32_t id)
 {
@@ -43,14 +67,10 @@ void sc_stash_top(struct scan_result *r, uint32_t id)
         len--;
     if (len == 0 || r->stash_used > UINT32_MAX - STASH_MAX)
         return;
-    if (r->stash_used + len > r->stash_bytes) {
-        uint8_t *n = sc_mem_grow(r->stash, r->stash_bytes, r->stash_bytes + STASH_STEP);
-        if (n == NULL)
-            return; /* the files pass reads it instead */
-        sc_mem_populate(n + r->stash_bytes, STASH_STEP);
-        r->stash = n;
-        r->stash_bytes += STASH_STEP;
-    }
+    if (r->stash_used + len > r->stash_bytes && !sc_stash_grow(r))
+        return; /* the files pass reads it instead */
+    sc_prefault_need(r, SC_PF_STASH, r->stash, r->stash_used + len, &r->stash_populated,
+                     r->stash_bytes);
     memcpy(r->stash + r->stash_used, b, len);
     a->stash_off = (uint32_t)r->stash_used;
     a->stash_len = (uint8_t)len;
@@ -73,5 +93,5 @@ void sc_stash_drop(struct scan_result *r)
 {
     sc_mem_release(r->stash, r->stash_bytes);
     r->stash = NULL;
-    r->stash_used = r->stash_bytes = 0;
+    r->stash_used = r->stash_bytes = r->stash_populated = 0;
 }
