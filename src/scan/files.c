@@ -71,6 +71,7 @@ struct fwalk {
     struct pair *pairs;     /* mapped blocks below the size, in file order */
     size_t npairs;          /* used */
     size_t cap;             /* allocated */
+    struct pair first[8];   /* pairs, until a file has more (most have fewer) */
     uint64_t mapped;        /* data blocks below the size */
     uint64_t intact;        /* of those, held by this file alone */
     uint64_t visits;        /* extenders visited (SC_FILE_RECOVER) */
@@ -268,11 +269,18 @@ static bool record(struct fwalk *w, uint64_t fb, uint64_t dblk, bool held)
     }
     w->mapped++;
     w->intact += !held;
+    if (w->cap == 0) {
+        w->pairs = w->first;
+        w->cap = sizeof(w->first) / sizeof(w->first[0]);
+    }
     if (w->npairs == w->cap) {
-        size_t ncap = w->cap ? w->cap * 2 : 64;
-        struct pair *np = realloc(w->pairs, ncap * sizeof(*np));
+        size_t ncap = w->cap < 32 ? 64 : w->cap * 2;
+        struct pair *np = w->pairs == w->first ? malloc(ncap * sizeof(*np))
+                                               : realloc(w->pairs, ncap * sizeof(*np));
         if (np == NULL)
             return sc_oom(w->r);
+        if (w->pairs == w->first)
+            memcpy(np, w->first, sizeof(w->first));
         w->pairs = np;
         w->cap = ncap;
     }
@@ -541,6 +549,7 @@ static bool walk(struct fwalk *w)
     struct scan_result *r = w->r;
     const struct lanyfs_geom *g = &r->g;
     struct xframe fr[SC_LEVEL_MAX + 1];
+    uint8_t small[3 * LANYFS_BLOCKSIZE_MAX];
     uint8_t *mem = NULL;
     struct lanyfs_error err;
     bool ok = false, held;
@@ -568,11 +577,7 @@ static bool walk(struct fwalk *w)
         w->st.holes = w->needed;
         goto out_ok;
     }
-    uint8_t *tb = malloc(g->blocksize);
-    if (tb == NULL) {
-        sc_oom(r);
-        goto out;
-    }
+    uint8_t *tb = small; /* the top's block; mem's first when it fits in small */
     enum lanyfs_err rc = sc_read_top(r, w->id, top, tb, &err);
     unsigned level = tb[LANYFS_EXT_LEVEL];
     struct scan_finding f = {.entry = w->id, .block = fb0, .block2 = top};
@@ -594,27 +599,30 @@ static bool walk(struct fwalk *w)
         bad = false;
     }
     if (bad) {
-        free(tb);
         if (!ok)
             goto out;
         w->st.holes = w->needed;
         goto out_ok;
     }
     if (!take(w, top, true, level, 0, 0, &held)) {
-        free(tb);
         if (sc_stopped(r))
             goto out;
         w->st.holes = w->needed;
         goto out_ok;
     }
-    mem = malloc((size_t)(level + 2) * g->blocksize); /* a block a level, and a scratch one */
-    if (mem == NULL) {
-        free(tb);
-        sc_oom(r);
-        goto out;
+    /* A block a level, and a scratch one: on the stack for the small trees
+     * nearly every file has, saving two allocations a file. */
+    size_t mem_bytes = (size_t)(level + 2) * g->blocksize;
+    if (mem_bytes <= sizeof(small)) {
+        mem = small;
+    } else {
+        mem = malloc(mem_bytes);
+        if (mem == NULL) {
+            sc_oom(r);
+            goto out;
+        }
+        memcpy(mem, tb, g->blocksize);
     }
-    memcpy(mem, tb, g->blocksize);
-    free(tb);
     if (w->mode == SC_FILE_LIVE)
         sc_counter_torn_early(r, top, mem);
     w->st.top_level = (uint8_t)level;
@@ -762,7 +770,8 @@ static bool walk(struct fwalk *w)
 out_ok:
     ok = !sc_stopped(r);
 out:
-    free(mem);
+    if (mem != small)
+        free(mem);
     return ok;
 }
 
@@ -782,6 +791,8 @@ bool sc_file_walk_marks(struct scan_result *r, uint32_t id, enum sc_file_mode mo
     bool ok = walk(&w);
     if (ok && mode != SC_FILE_DELETED)
         ok = publish(&w);
+    if (w.pairs == w.first)
+        w.pairs = NULL;
     if (mode == SC_FILE_RECOVER) {
         free(w.pairs);
         return ok;
