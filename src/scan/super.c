@@ -144,8 +144,9 @@ static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
         n = sb->blocks;
     uint64_t nonzero[LANYFS_ADDRLEN_MAX + 1] = {0};
     bool wild[LANYFS_ADDRLEN_MAX + 1] = {false};
-    uint64_t chains = 0, blk = sb->freehead;
-    /* The chain blocks are among the free blocks counted: no more of them. */
+    uint64_t chains = 0, blk = sb->freehead, mark = 0; /* mark: a cycle's test (Brent) */
+    /* The chain blocks are among the free blocks counted: no more of them
+     * (and a loop is found within twice its length). */
     uint64_t most = sb->freeblocks < ((uint64_t)1 << 16) ? sb->freeblocks : (uint64_t)1 << 16;
     if (blk == 0 || sb->addrlen < LANYFS_ADDRLEN_MIN || sb->addrlen > LANYFS_ADDRLEN_MAX)
         return 0;
@@ -167,7 +168,11 @@ static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
         chains++;
         if (!wild[sb->addrlen])
             return 0;
+        if ((chains & (chains - 1)) == 0)
+            mark = blk;
         blk = lanyfs_get64(buf + LANYFS_CH_NEXT);
+        if (blk == mark)
+            return 0; /* a loop: no end to count to */
     }
     unsigned found = 0;
     for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
