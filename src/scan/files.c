@@ -274,7 +274,7 @@ static bool record(struct fwalk *w, uint64_t fb, uint64_t dblk, bool held)
         w->cap = sizeof(w->first) / sizeof(w->first[0]);
     }
     if (w->npairs == w->cap) {
-        size_t ncap = w->cap < 32 ? 64 : w->cap * 2;
+        size_t ncap = w->pairs == w->first ? 64 : w->cap * 2;
         struct pair *np = w->pairs == w->first ? malloc(ncap * sizeof(*np))
                                                : realloc(w->pairs, ncap * sizeof(*np));
         if (np == NULL)

@@ -481,15 +481,25 @@ static bool take_from_stale(struct scan_result *r, struct tstack *s, uint32_t fi
  * deleted file's extender slots (SPEC-9.4, 9.5) and removes only an empty
  * directory.
  */
+/* The bytes of the block e's subtree names (not blk, its own), when nothing
+ * lists, holds or reached that block yet; NULL otherwise. */
+static const uint8_t *unreached_subtree(struct scan_result *r, uint64_t blk,
+                                        const struct lanyfs_entry *e)
+{
+    if (e->subtree == 0 || e->subtree == blk || e->subtree >= r->dev_blocks)
+        return NULL;
+    const struct scan_block *t = sc_cell(r, e->subtree);
+    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0)
+        return NULL;
+    return sc_window(r, e->subtree);
+}
+
 static bool flip_listed(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e)
 {
     struct lanyfs_entry sub;
-    if (!sc_free_one_bit(r, blk) || e->subtree == 0 || e->subtree == blk)
+    if (!sc_free_one_bit(r, blk))
         return false;
-    const struct scan_block *t = sc_cell(r, e->subtree);
-    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0)
-        return false;
-    const uint8_t *p = sc_window(r, e->subtree);
+    const uint8_t *p = unreached_subtree(r, blk, e);
     if (p == NULL)
         return false;
     if (lanyfs_entry_is_file(e))
@@ -518,12 +528,7 @@ static bool map_kept(struct scan_result *r, uint64_t blk, const struct lanyfs_en
                      uint64_t listing)
 {
     uint64_t top = e->subtree;
-    if (!lanyfs_entry_is_file(e) || top == 0 || top == blk || top >= r->dev_blocks)
-        return false;
-    const struct scan_block *t = sc_cell(r, top);
-    if (t == NULL || t->cls != SCAN_BLK_UNKNOWN || t->owner != 0)
-        return false;
-    const uint8_t *p = sc_window(r, top);
+    const uint8_t *p = lanyfs_entry_is_file(e) ? unreached_subtree(r, blk, e) : NULL;
     if (p == NULL || !sc_extender_maps(&r->g, r->dev_blocks, p) || p[LANYFS_EXT_LEVEL] != 0)
         return false;
     for (uint32_t k = 0; k < r->g.extmax; k++) {
