@@ -36,7 +36,9 @@
  *    how many candidate extenders they name (top_holds); a block two
  *    candidates' data slots name, met at a slot with no data slot beside
  *    it, last (a flipped slot stands alone, a write's blocks come in
- *    runs), to the tree that maps it lowest in its file; so is every
+ *    runs), to the tree that maps it lowest in its file, a tree that
+ *    names another file's entry and top coming after the others
+ *    (yielding); so is every
  *    such block of a tree whose file is not known and that names another
  *    candidate extender: an old extender, whose file's block went to
  *    that other write's extender, keeps its run of slots; a block a live
@@ -260,6 +262,7 @@ struct ldefer {
     uint64_t top; /* the tree */
     uint64_t fb;  /* file block */
     uint64_t blk; /* the block */
+    bool yields;  /* the tree names another file's entry and top (yielding) */
 };
 
 struct ldefers {
@@ -269,6 +272,7 @@ struct ldefers {
     const uint64_t *named; /* blocks a candidate's data slot names */
     const uint64_t *in_run; /* blocks a candidate's data slot names in a run of its slots */
     uint64_t *taken;       /* data blocks the trees added so far took */
+    const uint64_t *yielding; /* tops whose claims come after the others' (yielding) */
     bool count_taken;      /* the tree walked has no known file: a slot naming
                             * one of those counts as held (walk_tree) */
     bool lone_ok;          /* no 2012 driver wrote the media (sc_flip_release) */
@@ -323,7 +327,7 @@ static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t bl
         d->v = nv;
         d->cap = ncap;
     }
-    d->v[d->n++] = (struct ldefer){top, fb, blk};
+    d->v[d->n++] = (struct ldefer){top, fb, blk, d->yielding != NULL && bit(d->yielding, top)};
     return true;
 }
 
@@ -704,6 +708,8 @@ static int cmp_defer(const void *a, const void *b)
     const struct ldefer *x = *(const struct ldefer *const *)a, *y = *(const struct ldefer *const *)b;
     if (x->blk != y->blk)
         return x->blk < y->blk ? -1 : 1;
+    if (x->yields != y->yields)
+        return x->yields ? 1 : -1;
     if (x->fb != y->fb)
         return x->fb < y->fb ? -1 : 1;
     return x < y ? -1 : x > y;
@@ -712,7 +718,8 @@ static int cmp_defer(const void *a, const void *b)
 /*
  * The deferred blocks: each goes to a tree that claims it when no other
  * tree took it and it holds something.  Among the trees that claim one
- * block, the one that maps it at the lowest file block goes first: a
+ * block, the yielding ones go last (yielding); then the one that maps it
+ * at the lowest file block goes first: a
  * lost write begins at its file's first blocks, while one flipped bit in
  * an empty slot (a hole, or an extender the 2012 driver emptied and left,
  * SPEC-9.4) names a block wherever the slot lies.  When that one is a
@@ -821,6 +828,64 @@ static bool *shell_winners(struct scan_result *r, const struct ldefers *d,
 }
 
 /*
+ * The level-0 candidates whose data slots name both an entry block nothing
+ * reaches (a deleted or orphaned entry's, its bytes whole) and the
+ * candidate top that entry's data pointer names: the blocks of that file
+ * were handed to this tree's file after that file got them, and its data
+ * never landed there.  Either the tree is an old extender whose blocks
+ * went to that file since, or a write cut short that took the file's
+ * freed blocks and whose data writes had not landed (the correct writer
+ * fills a new file's extender slot by slot before any of its data,
+ * correct:615 state 327: x0025.txt's extender at 9 named the deleted
+ * zz0010.odt's entry 16, its extender 18 and its data).  Either way a
+ * block that tree and another claim holds the other's bytes, not this
+ * one's: its claims on contested blocks go after the others'
+ * (resolve_deferred, shell_winners).  Before, the claim lowest in its
+ * file won, and with block 6 zeroed zz0010.odt's tree lost its nine
+ * blocks to x0025.txt's, whose first slots named them.
+ * A bitmap of the tops, NULL when memory runs out.
+ */
+static uint64_t *yielding(struct scan_result *r, const uint64_t *cands, size_t ncands,
+                          const uint64_t *cand, uint8_t *b)
+{
+    uint64_t words = r->nblocks / 64 + 1;
+    uint64_t *y = calloc((size_t)words, sizeof(*y));
+    uint64_t *mine = calloc((size_t)words, sizeof(*mine)); /* the top's slots */
+    if (y == NULL || mine == NULL) {
+        free(y);
+        free(mine);
+        return NULL;
+    }
+    for (size_t ci = 0; ci < ncands && !sc_stopped(r); ci++) {
+        uint64_t top = cands[ci];
+        if (r->map[top].index != 0 || sc_read(r, top, b, NULL) != LANYFS_OK)
+            continue;
+        for (uint32_t k = 0; k < r->g.extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+            if (s != 0 && s < r->nblocks)
+                set_bit(mine, s);
+        }
+        for (uint32_t k = 0; k < r->g.extmax && !bit(y, top); k++) {
+            uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+            const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
+            if (c == NULL || (c->cls != SCAN_BLK_DELETED && c->cls != SCAN_BLK_ORPHAN))
+                continue;
+            const struct scan_entry *x = sc_entry(r, c->owner);
+            uint64_t t = x != NULL && x->block == s ? x->e.subtree : 0;
+            if (t != 0 && t != top && t < r->nblocks && bit(cand, t) && bit(mine, t))
+                set_bit(y, top);
+        }
+        for (uint32_t k = 0; k < r->g.extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+            if (s != 0 && s < r->nblocks)
+                mine[s / 64] = 0;
+        }
+    }
+    free(mine);
+    return y;
+}
+
+/*
  * A level-0 extender the free list lists at a block whose number has a
  * single bit set, as one bit flipped in an empty chain slot lists
  * (sc_free_one_bit), is a lost tree's top when its slots name only blocks
@@ -891,6 +956,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
      * candidate extenders it names (0..3, 3: more), + 4 when it names a
      * held block. */
     uint8_t *round_of = NULL;
+    uint64_t *yields = NULL; /* yielding */
     bool *win = NULL; /* shell_winners */
     struct lshell *shells = NULL;
     size_t nshells = 0, shells_cap = 0;
@@ -948,6 +1014,11 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             }
         }
     }
+    if ((yields = yielding(r, cands, ncands, cand, b)) == NULL) {
+        ok = sc_oom(r);
+        goto out;
+    }
+    d.yielding = yields;
     /* Tops whose own slots name no block a live structure holds and no
      * other candidate extender first, so that an old extender cannot take
      * the blocks of a real write; among those alike, the trees whose file
@@ -1081,6 +1152,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     }
     ok = true;
 out:
+    free(yields);
     free(notop);
     free(seen);
     free(named);
