@@ -275,7 +275,6 @@ struct ldefers {
     const uint64_t *yielding; /* tops whose claims come after the others' (yielding) */
     bool count_taken;      /* the tree walked has no known file: a slot naming
                             * one of those counts as held (walk_tree) */
-    bool lone_ok;          /* no 2012 driver wrote the media (sc_flip_release) */
     bool all_twice;        /* the tree walked names another candidate extender:
                             * every block another candidate names waits */
 };
@@ -500,8 +499,7 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
              * tree's block. */
             char what[64];
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
-            sc_flip_release(r, s, what, sc_slot_in_run(g, b, k, s), d->lone_ok ? names_data : NULL,
-                            d->named);
+            sc_flip_release(r, s, what, sc_slot_in_run(g, b, k, s), names_data, d->named);
         }
         if (held(r, c))
             (*held_slots)++;
@@ -962,8 +960,6 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t nshells = 0, shells_cap = 0;
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
-    bool driver = sc_driver_files(r);
-    d.lone_ok = !driver;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
         in_run == NULL || taken == NULL || cand == NULL || bufs == NULL) {
         ok = sc_oom(r);
