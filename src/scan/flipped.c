@@ -38,8 +38,9 @@
  * gap): a file's block right after its extender, or near its others, is
  * no flip.  The blocks a relink cut off the free list (SPEC-9.3), which
  * marks.c explains later, are no leftovers (cut_listed, sweep.c), so the
- * rule holds on the 2012 driver's media too, which it once left out.  A file whose slot names a block no one else
- * wants keeps it: that alone is no flip the disk can show.
+ * rule holds on the 2012 driver's media too, which it once left out.  A
+ * file whose slot names a block no one else wants keeps it: that alone is
+ * no flip the disk can show.
  *
  * An orphaned file's own slot that breaks its run by one bit onto a lost
  * write's top extender, which nothing else holds yet, maps the block of

@@ -145,9 +145,8 @@ static bool extender_but_one_slot(struct scan_result *r, uint64_t blk)
  * holds: its tree is its own, so its map can be read before any claim.
  * A top with one slot past the device's end is such an extender too,
  * left among the leaked (or, with the free list broken, unknown) blocks
- * by the sweep: without it the orphan kept
- * an old tree whose slots the free list's later writes had since handed
- * out, and took lost trees' data with it. */
+ * by the sweep: without it the orphan kept an old tree whose blocks later
+ * writes had since been handed, and took lost trees' data with it. */
 static bool own_tree_orphan(struct scan_result *r, const struct scan_entry *x)
 {
     if (x->state != SCAN_ENTRY_ORPHAN || !scan_entry_is_file(x) || x->blocks_needed == 0)
