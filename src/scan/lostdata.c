@@ -74,7 +74,8 @@
  * data.
  *
  * A block the free list lists is a tree's data only where the tree maps it
- * in a run whose neighbour no list names (listed_alone): a pop that did not
+ * in a run whose neighbour no list names, or where only a slot its chain
+ * block's counter rules out lists it (listed_alone): a pop that did not
  * land, or a flipped chain slot; FREE_SLOT_IN_USE takes it off the list.
  * It is a tree's top where one flipped bit in an empty chain slot lists it
  * and the tree's data is listed nowhere (unlist_flipped_tops).
@@ -345,7 +346,11 @@ static bool data_free(struct scan_result *r, const struct scan_block *c, bool un
  * not land while the write did, or one flipped bit in an empty chain slot
  * names it.  Either way it holds the write's bytes.  (A truncate cut off
  * lists a run's blocks side by side, and a tree whose every block is listed
- * maps nothing.)
+ * maps nothing.)  So does a block that only a slot its chain block's
+ * counter rules out lists (sc_free_doubted), alone or not: 2012:632 state
+ * 328, bit 3 of byte 2372 of chain block 2 flipped, slot 1178 of a block
+ * written 92 times, far past its last filled slot (508), listed block 8,
+ * the one data block of a lost write.
  */
 static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t k, uint64_t s)
 {
@@ -354,6 +359,8 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
     if (c->cls != SCAN_BLK_FREE || c->owner != 0 ||
         (c->flags & (SCAN_BF_SHARED | SCAN_BF_DRIVER | SC_BF_LINKED)))
         return false;
+    if (sc_free_doubted(r, s))
+        return true;
     bool left = k > 0 && s > 1 && lanyfs_ext_slot(g, b, k - 1) == s - 1 &&
                 r->map[s - 1].cls != SCAN_BLK_FREE;
     bool right = k + 1 < g->extmax && s + 1 < r->nblocks &&
