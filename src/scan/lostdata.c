@@ -130,11 +130,29 @@ static bool list_broken(const struct scan_result *r)
 }
 
 
+static bool bit(const uint64_t *set, uint64_t b)
+{
+    return (set[b / 64] >> (b % 64)) & 1;
+}
+
+static void set_bit(uint64_t *set, uint64_t b)
+{
+    set[b / 64] |= (uint64_t)1 << (b % 64);
+}
+
 /* A block a live structure or an orphaned file holds: a slot naming it
  * cannot be a lost write's.  (An orphan lost its link, not its blocks: no
- * write took them since, whatever damage cut the link.) */
-static bool held(struct scan_result *r, const struct scan_block *c)
+ * write took them since, whatever damage cut the link.)  So does a live
+ * file's data pointer, whatever its block now reads as (live_tops): a top
+ * extender damaged into junk is still no block a later write got
+ * (correct:631 state 6292, block 250 junked: the old extender at 278,
+ * whose slots named it with blocks no one holds, stopped being an old
+ * extender and took blocks of the lost write at 412). */
+static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
 {
+    const struct scan_block *c = &r->map[blk];
+    if (live_tops != NULL && bit(live_tops, blk))
+        return true;
     if (sc_past_size_data(r, c))
         return false;
     switch ((enum scan_class)c->cls) {
@@ -156,15 +174,6 @@ static bool held(struct scan_result *r, const struct scan_block *c)
     }
 }
 
-static bool bit(const uint64_t *set, uint64_t b)
-{
-    return (set[b / 64] >> (b % 64)) & 1;
-}
-
-static void set_bit(uint64_t *set, uint64_t b)
-{
-    set[b / 64] |= (uint64_t)1 << (b % 64);
-}
 
 /* A data block a tree took and gives back: leaked, and free for the next tree. */
 static void give_back(struct scan_result *r, uint64_t *seen, uint64_t blk)
@@ -211,7 +220,7 @@ static uint32_t tree_file(struct scan_result *r, uint64_t top)
  * and took the block 6 maps).
  */
 static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, const uint64_t *cand,
-                      uint64_t *held_n, uint64_t *named_n)
+                      const uint64_t *live_tops, uint64_t *held_n, uint64_t *named_n)
 {
     *held_n = *named_n = 0;
     if (sc_read(r, top, b, NULL) != LANYFS_OK)
@@ -222,7 +231,7 @@ static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, const uin
         const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
         if (c == NULL)
             continue;
-        if (held(r, c))
+        if (held(r, s, live_tops))
             (*held_n)++;
         else if (leaf && bit(cand, s))
             (*named_n)++;
@@ -274,6 +283,7 @@ struct ldefers {
     const uint64_t *in_run; /* blocks a candidate's data slot names in a run of its slots */
     uint64_t *taken;       /* data blocks the trees added so far took */
     const uint64_t *yielding; /* tops whose claims come after the others' (yielding) */
+    const uint64_t *live_tops; /* blocks a live file's data pointer names (held) */
     bool count_taken;      /* the tree walked has no known file: a slot naming
                             * one of those counts as held (walk_tree) */
     bool all_twice;        /* the tree walked names another candidate extender:
@@ -508,10 +518,12 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
             sc_flip_release(r, s, what, sc_slot_in_run(g, b, k, s), names_data, d->named);
         }
-        if (held(r, c))
+        bool live_top = bit(d->live_tops, s);
+        if (held(r, s, d->live_tops))
             (*held_slots)++;
         if (f->level == 0) {
-            if (fb == UINT64_MAX || (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
+            if (fb == UINT64_MAX || live_top ||
+                (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
             if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k)) &&
                 !first_of_write(r, top, f->blk, k, s)) {
@@ -952,6 +964,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *in_run = calloc((size_t)words, sizeof(*in_run)); /* named in a run of slots */
     uint64_t *taken = calloc((size_t)words, sizeof(*taken)); /* the trees' data so far */
     uint64_t *cand = calloc((size_t)words, sizeof(*cand));   /* the candidates (cands) */
+    uint64_t *live_tops = calloc((size_t)words, sizeof(*live_tops)); /* held */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
@@ -968,7 +981,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
-        in_run == NULL || taken == NULL || cand == NULL || bufs == NULL) {
+        in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -1022,6 +1035,13 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         goto out;
     }
     d.yielding = yields;
+    for (size_t i = 0; i < r->nentries; i++) {
+        const struct scan_entry *x = &r->entries[i];
+        if (x->state == SCAN_ENTRY_LIVE && scan_entry_is_file(x) && x->e.subtree != 0 &&
+            x->e.subtree < r->nblocks)
+            set_bit(live_tops, x->e.subtree);
+    }
+    d.live_tops = live_tops;
     /* Tops whose own slots name no block a live structure holds and no
      * other candidate extender first, so that an old extender cannot take
      * the blocks of a real write; among those alike, the trees whose file
@@ -1048,7 +1068,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             goto out;
         if (pass == 0) {
             uint64_t held_n, named_n;
-            top_holds(r, blk, b, cand, &held_n, &named_n);
+            top_holds(r, blk, b, cand, live_tops, &held_n, &named_n);
             if (held_n + named_n != 0)
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
@@ -1156,6 +1176,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     ok = true;
 out:
     free(yields);
+    free(live_tops);
     free(notop);
     free(seen);
     free(named);
