@@ -33,10 +33,10 @@
  * slots.  Against such a claim (a lost tree's), a slot in no run maps the
  * only block one bit away that is left to nobody (leaked: not on a list
  * whose walk broke off) and the claimant does not name itself, when there
- * is just one and it lies nearer the file's blocks beside the slot (for
- * file block 0, its top extender) than the slot's block does (lone_block,
- * gap): a file's block right after its extender, or near its others, is
- * no flip.  The blocks a relink cut off the free list (SPEC-9.3), which
+ * is just one and it lies nearer the file's blocks beside the slot than
+ * the slot's block does (for file block 0, right after its top extender)
+ * (lone_block, gap): a file's block right after its extender, or near its
+ * others, is no flip.  The blocks a relink cut off the free list (SPEC-9.3), which
  * marks.c explains later, are no leftovers (cut_listed, sweep.c), so the
  * rule holds on the 2012 driver's media too, which it once left out.  A
  * file whose slot names a block no one else wants keeps it: that alone is
@@ -198,19 +198,26 @@ static void remap(struct scan_result *r, struct scan_entry *x, uint64_t k, uint6
 
 /* How far v lies from the nearer of x's blocks beside file block k
  * (UINT64_MAX when neither is mapped).  Before file block 0 lies the
- * file's top extender: a write allocates it just before its first data
- * block (2012:622 state 732, bit 6 of byte 5 of block 13 flipped: the
- * one data slot of an orphaned file of one block, extender 13, went from
- * block 14 to 78, in a lost write's run). */
+ * file's top extender, which a write allocates just before its first
+ * data block: v right after it lies 1 away (2012:622 state 732, bit 6 of
+ * byte 5 of block 13 flipped: the one data slot of an orphaned file of
+ * one block, extender 13, went from block 14 to 78, in a lost write's
+ * run).  Any other v is not measured against it: a first block far from
+ * its extender says nothing, and one a few blocks nearer than the slot's
+ * block is no flip (correct:585 state 8256, block 338 zeroed: a live
+ * file's slot 0, 762, in a lost write's run, was moved to 730, which lies
+ * 487 blocks after its extender 243 where 762 lies 519). */
 static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
 {
     uint64_t best = UINT64_MAX;
     for (int side = 0; side < 2; side++) {
         uint64_t j = side == 0 ? k - 1 : k + 1, n;
-        if (side == 0 && k == 0)
-            n = x->e.subtree;
-        else
-            n = j < x->ndata ? x->data[j] : 0;
+        if (side == 0 && k == 0) {
+            if (x->e.subtree != 0 && v == x->e.subtree + 1)
+                best = 1;
+            continue;
+        }
+        n = j < x->ndata ? x->data[j] : 0;
         if (n == 0)
             continue;
         uint64_t d = n > v ? n - v : v - n;
