@@ -129,7 +129,6 @@ static bool list_broken(const struct scan_result *r)
            !r->format_interrupted;
 }
 
-
 static bool bit(const uint64_t *set, uint64_t b)
 {
     return (set[b / 64] >> (b % 64)) & 1;
@@ -173,7 +172,6 @@ static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
         return false;
     }
 }
-
 
 /* A data block a tree took and gives back: leaked, and free for the next tree. */
 static void give_back(struct scan_result *r, uint64_t *seen, uint64_t blk)

@@ -471,16 +471,6 @@ static bool take_from_stale(struct scan_result *r, struct tstack *s, uint32_t fi
     return push(r, s, child);
 }
 
-/*
- * An entry at blk that a live link reaches and a free-list slot lists,
- * where the slot is more likely one flipped bit than a delete: blk has a
- * single bit set (what a bit flipped in an empty slot lists), and the
- * entry's own tree is whole and reached by nothing yet, which no delete
- * leaves.  The correct writer writes the unlink back before it frees the
- * entry, and frees a file's extenders with it; the 2012 driver zeroes a
- * deleted file's extender slots (SPEC-9.4, 9.5) and removes only an empty
- * directory.
- */
 /* The bytes of the block e's subtree names (not blk, its own), when nothing
  * lists, holds or reached that block yet; NULL otherwise. */
 static const uint8_t *unreached_subtree(struct scan_result *r, uint64_t blk,
@@ -494,6 +484,16 @@ static const uint8_t *unreached_subtree(struct scan_result *r, uint64_t blk,
     return sc_window(r, e->subtree);
 }
 
+/*
+ * An entry at blk that a live link reaches and a free-list slot lists,
+ * where the slot is more likely one flipped bit than a delete: blk has a
+ * single bit set (what a bit flipped in an empty slot lists), and the
+ * entry's own tree is whole and reached by nothing yet, which no delete
+ * leaves.  The correct writer writes the unlink back before it frees the
+ * entry, and frees a file's extenders with it; the 2012 driver zeroes a
+ * deleted file's extender slots (SPEC-9.4, 9.5) and removes only an empty
+ * directory.
+ */
 static bool flip_listed(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e)
 {
     struct lanyfs_entry sub;
