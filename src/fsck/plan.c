@@ -94,6 +94,7 @@ static const struct policy policies[] = {
     {"EXT_TYPE", FSCK_CAT_FILE, true},
     {"EXT_SLOT_FLIPPED", FSCK_CAT_FILE, true},
     {"FILE_DATA_FLIPPED", FSCK_CAT_FILE, true},
+    {"FILE_DATA_UNWRITTEN", FSCK_CAT_FILE, true},
     {"EXT_HOLE_FLIPPED", FSCK_CAT_FILE, true},
     {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
     {"FREE_PTR_RANGE", FSCK_CAT_FREELIST, false},
@@ -402,6 +403,18 @@ static void unflip_data_pointer(struct fsck_ctx *c, struct tentry *t, uint64_t t
 }
 
 /*
+ * FILE_DATA_UNWRITTEN: the scan read the pointer as the 0 a create leaves
+ * (t->e has it); the entry is written with it, in phase 2, unless a lost
+ * tree of its own gives it another first (link_lost_tree).
+ */
+static void clear_data_pointer(struct fsck_ctx *c, struct tentry *t, uint64_t was)
+{
+    fsck_note(c, _("entry %" PRIu64 ": data pointer %" PRIu64 " -> %" PRIu64), t->block, was,
+              t->e.subtree);
+    t->fields_dirty = true;
+}
+
+/*
  * UNLINKED_FILE_DATA: the file gets the tree that holds its data as its
  * data pointer, and the size the data shows; the claims that follow take
  * the tree's blocks for it (repair_file.c).  One write of the entry, in
@@ -696,6 +709,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             add_fix(c, &fs[i]);
         else if (strcmp(pi->name, "FILE_DATA_FLIPPED") == 0 && t->file_allowed)
             unflip_data_pointer(c, t, fs[i].value);
+        else if (strcmp(pi->name, "FILE_DATA_UNWRITTEN") == 0 && t->file_allowed)
+            clear_data_pointer(c, t, fs[i].block2);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)
             link_lost_tree(c, res, t);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 &&

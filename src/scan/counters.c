@@ -331,8 +331,28 @@ void sc_torn_free(struct scan_result *r)
     r->torn_sorted = false;
 }
 
+static int cmp_unwritten(const void *a, const void *b)
+{
+    uint64_t x = ((const struct sc_unwritten_ptr *)a)->blk;
+    uint64_t y = ((const struct sc_unwritten_ptr *)b)->blk;
+    return (x > y) - (x < y);
+}
+
 bool sc_counters_pass(struct scan_result *r)
 {
+    if (r->nunwritten > 0)
+        qsort(r->unwritten, r->nunwritten, sizeof(r->unwritten[0]), cmp_unwritten);
+    for (size_t i = 0; i < r->nentries && r->nunwritten > 0; i++) {
+        const struct scan_entry *x = &r->entries[i];
+        const struct sc_unwritten_ptr key = {.blk = x->block}, *u =
+            bsearch(&key, r->unwritten, r->nunwritten, sizeof(key), cmp_unwritten);
+        if (u != NULL &&
+            !sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_FILE_DATA_UNWRITTEN, .entry = x->id,
+                                              .block = x->block, .block2 = u->was},
+                       x->path, NULL))
+            return false;
+    }
     for (size_t i = 0; i < r->nentries; i++) {
         const struct scan_entry *x = &r->entries[i];
         if (x->state != SCAN_ENTRY_LIVE || x->e.wrcnt != 0 || x->block == r->rootdir)

@@ -230,6 +230,10 @@ enum scan_severity {
          "block {value}, one bit away and just after the file's own block, is an extender "     \
          "nothing holds"),                                                                      \
       N_("set the data pointer to that extender"))                                              \
+    X(FILE_DATA_UNWRITTEN, 0x02000d, SCAN_SEV_ERROR, 0,                                         \
+      N_("{path}: an entry created but never written back (counter 0, size 0) holds no "        \
+         "data pointer, but reads {block2}, a single set bit: a flipped bit"),                  \
+      N_("clear the data pointer"))                                                             \
     /* ---- pass 3: the free list ---- */                                                       \
     X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
       N_("free list: chain block {block} links back to block {block2}: a cycle"),               \

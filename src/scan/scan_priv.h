@@ -119,6 +119,12 @@ struct sc_pool {
     void *spare;                /* the next chunk, mapped ahead (sc_pool_spare), or NULL */
 };
 
+/* An entry's data pointer read as a create's 0 with one bit flipped (entries.c). */
+struct sc_unwritten_ptr {
+    uint64_t blk; /* the entry's block */
+    uint64_t was; /* the pointer as read */
+};
+
 /* A torn block a walk found, reported when the sweep reaches it (counters.c). */
 struct sc_torn_note {
     uint64_t blk;    /* the block */
@@ -230,6 +236,11 @@ struct scan_result {
     struct scan_lost_tree *lost;   /* in the order of their tops */
     size_t nlost, lost_cap;        /* used, allocated */
     uint64_t lost_cells;           /* cells of their data lists, all together */
+
+    /* Entries whose data pointer was read as 0 (sc_entry_add), by their
+     * block: FILE_DATA_UNWRITTEN, reported by the counters pass */
+    struct sc_unwritten_ptr *unwritten;
+    size_t nunwritten, unwritten_cap; /* used, allocated */
 
     /* Once-only findings */
     bool too_deep_reported;        /* TREE_TOO_DEEP */
