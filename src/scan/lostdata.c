@@ -33,7 +33,11 @@
  *    and no other candidate extender first, and among those alike the
  *    ones whose file is known (below); then the others, by the same
  *    rule, those that name no held block before those that do, and by
- *    how many candidate extenders they name (top_holds); a block two
+ *    how many candidate extenders they name (top_holds); a top that a
+ *    deleted file's data pointer names counts as naming a held block: it
+ *    is that file's extender, freed with it, whose slots still name the
+ *    blocks handed out since (correct:644 state 6874, chain block 620
+ *    zeroed: the deleted /x0052.jpg's); a block two
  *    candidates' data slots name, met at a slot with no data slot beside
  *    it, last (a flipped slot stands alone, a write's blocks come in
  *    runs), to the tree that maps it lowest in its file, a tree that
@@ -963,6 +967,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *taken = calloc((size_t)words, sizeof(*taken)); /* the trees' data so far */
     uint64_t *cand = calloc((size_t)words, sizeof(*cand));   /* the candidates (cands) */
     uint64_t *live_tops = calloc((size_t)words, sizeof(*live_tops)); /* held */
+    uint64_t *deleted_tops = calloc((size_t)words, sizeof(*deleted_tops)); /* named deleted */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
@@ -979,7 +984,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     size_t cap = 0, first_tree = r->nlost;
     bool ok = false;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
-        in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL || bufs == NULL) {
+        in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL ||
+        deleted_tops == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -1035,9 +1041,12 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     d.yielding = yields;
     for (size_t i = 0; i < r->nentries; i++) {
         const struct scan_entry *x = &r->entries[i];
-        if (x->state == SCAN_ENTRY_LIVE && scan_entry_is_file(x) && x->e.subtree != 0 &&
-            x->e.subtree < r->nblocks)
+        if (!scan_entry_is_file(x) || x->e.subtree == 0 || x->e.subtree >= r->nblocks)
+            continue;
+        if (x->state == SCAN_ENTRY_LIVE)
             set_bit(live_tops, x->e.subtree);
+        else if (x->state == SCAN_ENTRY_DELETED)
+            set_bit(deleted_tops, x->e.subtree);
     }
     d.live_tops = live_tops;
     /* Tops whose own slots name no block a live structure holds and no
@@ -1067,6 +1076,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (pass == 0) {
             uint64_t held_n, named_n;
             top_holds(r, blk, b, cand, live_tops, &held_n, &named_n);
+            if (bit(deleted_tops, blk))
+                held_n++; /* a deleted file's own extender (above) */
             if (held_n + named_n != 0)
                 round_of[ci] = (uint8_t)(1 + (named_n < 3 ? named_n : 3) + (held_n != 0 ? 4 : 0));
         }
@@ -1175,6 +1186,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
 out:
     free(yields);
     free(live_tops);
+    free(deleted_tops);
     free(notop);
     free(seen);
     free(named);
