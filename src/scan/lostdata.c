@@ -150,7 +150,13 @@ static void set_bit(uint64_t *set, uint64_t b)
  * extender damaged into junk is still no block a later write got
  * (correct:631 state 6292, block 250 junked: the old extender at 278,
  * whose slots named it with blocks no one holds, stopped being an old
- * extender and took blocks of the lost write at 412). */
+ * extender and took blocks of the lost write at 412).  Not where a level-0
+ * slot names it in a run of its neighbours (live_top): a write's blocks
+ * come in runs, and a pointer one flipped bit moved onto a block that is
+ * no extender names some block at random (2012:653 state 2269, bit 7 of
+ * byte 24 of block 48: /Backup5/DCIM88/report 0065.txt's pointer went
+ * from 6 to 134, the second of the blocks 133-134 that the lost write of
+ * /report 0130 maps, and the write lost it). */
 static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
 {
     const struct scan_block *c = &r->map[blk];
@@ -175,6 +181,14 @@ static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
     default:
         return false;
     }
+}
+
+/* The live file tops that slot k of extender b, naming s, counts as held:
+ * none when it is a data slot in a run of its neighbours (held). */
+static const uint64_t *live_top(const struct lanyfs_geom *g, const uint8_t *b, bool leaf,
+                                uint32_t k, uint64_t s, const uint64_t *live_tops)
+{
+    return leaf && sc_slot_in_run(g, b, k, s) ? NULL : live_tops;
 }
 
 /* A data block a tree took and gives back: leaked, and free for the next tree. */
@@ -233,7 +247,7 @@ static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, const uin
         const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
         if (c == NULL)
             continue;
-        if (held(r, s, live_tops))
+        if (held(r, s, live_top(&r->g, b, leaf, k, s, live_tops)))
             (*held_n)++;
         else if (leaf && bit(cand, s))
             (*named_n)++;
@@ -520,11 +534,11 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
             snprintf(what, sizeof(what), "the lost extender tree at block %" PRIu64, top);
             sc_flip_release(r, s, what, sc_slot_in_run(g, b, k, s), names_data, d->named);
         }
-        bool live_top = bit(d->live_tops, s);
-        if (held(r, s, d->live_tops))
+        const uint64_t *lt = live_top(g, b, f->level == 0, k, s, d->live_tops);
+        if (held(r, s, lt))
             (*held_slots)++;
         if (f->level == 0) {
-            if (fb == UINT64_MAX || live_top ||
+            if (fb == UINT64_MAX || (lt != NULL && bit(lt, s)) ||
                 (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
             if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k)) &&
