@@ -126,15 +126,16 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
                                                   .value = h.type},
                            NULL, NULL))
                 return false;
+            /* Junk breaks the list; a block of zeros ends it like an
+             * empty chain block cut off from the rest (SPEC-9.3), but it
+             * is a sector that read back blank.  Either way what the
+             * block listed is gone (orphandata.c). */
+            if (!plausible || (h.next == 0 && sc_zero_from(b, 0, g->blocksize)))
+                r->chain_lost = true;
             if (!plausible) {
                 r->free_complete = false;
                 break;
             }
-            /* A block of zeros ends the list like an empty chain block
-             * cut off from the rest (SPEC-9.3), but it is a sector that
-             * read back blank: what it listed is gone (orphandata.c). */
-            if (h.next == 0 && sc_zero_from(b, 0, g->blocksize))
-                r->chain_blank = true;
         } else if (h.type == LANYFS_TYPE_EXT) {
             if (r->chains_formatter++ == 0)
                 r->first_formatter_chain = cur;

@@ -49,12 +49,13 @@
  * deleted file once a zeroed directory orphaned the entry its map names.
  *
  * So is an orphaned file whose data block inside the size the free list
- * lists, when the list ends at a chain block of zeros (chain_blank): a
- * delete frees the data before the file's own block, and the blank block
- * took the listing of that block with it (correct:644 state 6874, chain
- * block 620 zeroed: the deleted /x0052.jpg, its entry listed only by 620,
- * read as an orphan and took back the 12 blocks that the cut-off write at
- * 541 had been handed since; 7 of its blocks were listed by the head).
+ * lists, when a chain block of the list read as zeros or junk
+ * (chain_lost): a delete frees the data before the file's own block, and
+ * that chain block took the listing of the file's block with it
+ * (correct:644 state 6874, chain block 620 zeroed: the deleted
+ * /x0052.jpg, its entry listed only by 620, read as an orphan and took
+ * back the 12 blocks that the cut-off write at 541 had been handed since;
+ * 7 of its blocks were listed by the head).
  * A list read whole says nothing of the kind: a truncate frees the data of
  * a file that stays (2012:525 state 1181, /x0039.txt replaced).
  */
@@ -315,7 +316,7 @@ static bool listed(const struct scan_result *r, uint64_t blk)
 bool sc_orphans_deleted(struct scan_result *r)
 {
     uint64_t budget = 2 * r->nblocks;
-    bool lost_part = r->chain_blank;
+    bool lost_part = r->chain_lost;
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
         if (!own_tree_orphan(r, x))

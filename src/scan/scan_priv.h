@@ -182,7 +182,7 @@ struct scan_result {
     /* The free list, as freelist.c found it */
     bool free_complete;            /* walked to its end without a break */
     bool head_rejected;            /* freehead did not look like a chain block */
-    bool chain_blank;              /* the list ended at a chain block of zeros */
+    bool chain_lost;               /* a chain block in the list read as zeros or junk */
     uint64_t free_end;             /* the last chain block reached */
     uint64_t free_chains;          /* chain blocks in the list */
     uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
