@@ -238,16 +238,22 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
  * most of them free blocks the list's lost part listed, and one of those
  * lies one bit away from a block by chance (correct:567 state 9902, chain
  * block 741 zeroed: an orphan's slot onto a deleted file's block, taken
- * for a flip onto a free one). */
-static uint64_t lone_block(struct scan_result *r, uint64_t blk, sc_names_fn skip,
-                           const void *ctx)
+ * for a flip onto a free one).  But for file block 0, the block right
+ * after the file's top extender (first) counts even so, and whatever
+ * skip says: the write took it next, and old extenders that name it name
+ * blocks everywhere
+ * (correct:668 state 11046, bit 7 of byte 5 of block 79 flipped: the only
+ * slot of a live file's extender 79 went from 80 to 208, inside the lost
+ * write at 385, and the old extenders 70 and 74 named 80). */
+static uint64_t lone_block(struct scan_result *r, uint64_t blk, uint64_t first,
+                           sc_names_fn skip, const void *ctx)
 {
     uint64_t found = 0;
     for (unsigned j = 0; j < 64; j++) {
         uint64_t a = blk ^ ((uint64_t)1 << j);
         if (a == 0 || a >= r->dev_blocks || !left_over(r, a) ||
-            r->map[a].cls != SCAN_BLK_LEAKED || sc_cellbits_get(&r->ext_named, a) ||
-            skip(ctx, a))
+            r->map[a].cls != SCAN_BLK_LEAKED ||
+            (a != first && (sc_cellbits_get(&r->ext_named, a) || skip(ctx, a))))
             continue;
         if (found != 0)
             return 0;
@@ -283,7 +289,8 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
          * when it lies nearer the file's blocks beside it than the slot's
          * block does (a block taken right after the extender, or near
          * the file's others, is no flip). */
-        alt = lone_block(r, blk, lone_skip, ctx);
+        alt = lone_block(r, blk, k == 0 && x->e.subtree != 0 ? x->e.subtree + 1 : 0, lone_skip,
+                         ctx);
         if (alt != 0 && !(gap(x, k, alt) < gap(x, k, blk)))
             alt = 0;
     }
