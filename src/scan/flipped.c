@@ -241,10 +241,10 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
  * for a flip onto a free one).  But for file block 0, the block right
  * after the file's top extender (first) counts even so, and whatever
  * skip says: the write took it next, and old extenders that name it name
- * blocks everywhere
- * (correct:668 state 11046, bit 7 of byte 5 of block 79 flipped: the only
- * slot of a live file's extender 79 went from 80 to 208, inside the lost
- * write at 385, and the old extenders 70 and 74 named 80). */
+ * blocks everywhere (correct:668 state 11046, bit 7 of byte 5 of block 79
+ * flipped: the only slot of a live file's extender 79 went from 80 to
+ * 208, inside the lost write at 385, and the old extenders 70 and 74
+ * named 80). */
 static uint64_t lone_block(struct scan_result *r, uint64_t blk, uint64_t first,
                            sc_names_fn skip, const void *ctx)
 {
