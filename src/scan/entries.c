@@ -147,12 +147,10 @@ void sc_data_free(struct scan_result *r, uint32_t id)
 static bool add_dupkey(struct scan_result *r, const struct scan_entry *x)
 {
     if (r->ndupkeys == r->dupkeys_cap) {
-        size_t ncap = r->dupkeys_cap ? r->dupkeys_cap * 2 : 256;
-        struct sc_dupkey *nk = realloc(r->dupkeys, ncap * sizeof(*nk));
+        struct sc_dupkey *nk = sc_grow(r->dupkeys, &r->dupkeys_cap, sizeof(*nk), 256);
         if (nk == NULL)
             return sc_oom(r);
         r->dupkeys = nk;
-        r->dupkeys_cap = ncap;
     }
     uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
     for (size_t i = 0; i < x->e.name_len && i < LANYFS_NAME_FIELD; i++)
@@ -203,12 +201,10 @@ static bool unwritten_pointer(struct scan_result *r, uint64_t blk, struct scan_e
     if (f->type != LANYFS_TYPE_FILE || f->wrcnt != 0 || f->size != 0 || !sc_one_bit(f->subtree))
         return true;
     if (r->nunwritten == r->unwritten_cap) {
-        size_t ncap = r->unwritten_cap ? r->unwritten_cap * 2 : 8;
-        struct sc_unwritten_ptr *n = realloc(r->unwritten, ncap * sizeof(*n));
+        struct sc_unwritten_ptr *n = sc_grow(r->unwritten, &r->unwritten_cap, sizeof(*n), 8);
         if (n == NULL)
             return sc_oom(r);
         r->unwritten = n;
-        r->unwritten_cap = ncap;
     }
     r->unwritten[r->nunwritten++] = (struct sc_unwritten_ptr){blk, f->subtree};
     f->subtree = 0;

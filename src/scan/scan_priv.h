@@ -47,6 +47,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "scan.h"
 
@@ -355,6 +356,19 @@ void sc_map_meta(struct scan_result *r, uint64_t blk, uint16_t wrcnt);
 static inline struct scan_block *sc_cell(struct scan_result *r, uint64_t blk)
 {
     return blk < r->nblocks ? &r->map[blk] : NULL;
+}
+/* An array of *cap elements of elem bytes grown to twice as many (first
+ * when empty): the new array, *cap updated; NULL (v and *cap as they
+ * were) when memory runs out or the size would overflow. */
+static inline void *sc_grow(void *v, size_t *cap, size_t elem, size_t first)
+{
+    size_t ncap = *cap ? *cap * 2 : first;
+    if (ncap < *cap || elem == 0 || ncap > SIZE_MAX / elem)
+        return NULL;
+    void *n = realloc(v, ncap * elem);
+    if (n != NULL)
+        *cap = ncap;
+    return n;
 }
 /* Is v a single set bit: two block numbers one flipped bit apart, xored? */
 static inline bool sc_one_bit(uint64_t v)

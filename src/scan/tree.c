@@ -62,12 +62,10 @@ struct tstack {
 static bool push(struct scan_result *r, struct tstack *s, const struct tframe *f)
 {
     if (s->n == s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
-        struct tframe *nv = realloc(s->v, ncap * sizeof(*nv));
+        struct tframe *nv = sc_grow(s->v, &s->cap, sizeof(*nv), 64);
         if (nv == NULL)
             return sc_oom(r);
         s->v = nv;
-        s->cap = ncap;
     }
     s->v[s->n++] = *f;
     struct scan_entry *e = sc_entry(r, f->id);
