@@ -144,6 +144,17 @@ static bool in_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
     return continues(k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk);
 }
 
+/* Would the block one bit from blk that continues a neighbour's run take
+ * blk's place at x's file block k?  Arithmetic only, before any read. */
+static bool breaks_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
+{
+    uint64_t prev = k > 0 ? data_at(x, k - 1) : 0, next = data_at(x, k + 1);
+    if (in_run(x, k, blk))
+        return false;
+    return (prev != 0 && prev < UINT64_MAX && sc_one_bit((prev + 1) ^ blk)) ||
+           (next > 1 && sc_one_bit((next - 1) ^ blk));
+}
+
 /* The block that would continue the run of file block k - 1 (from) or
  * k + 1 (to) of x at file block k, one bit away from blk and left to
  * nobody; 0 when there is none. */
@@ -419,7 +430,13 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
  * claim out as an extender's: no file's data reads as one, unless a
  * write over a freed extender never landed, and then its bytes are none
  * of the file's either.  The slot is taken for the hole it was
- * (EXT_HOLE_FLIPPED) and the block is left for the sweep.
+ * (EXT_HOLE_FLIPPED) and the block is left for the sweep.  So is a data
+ * slot that breaks its file's run by one bit onto such a block, when the
+ * block that would continue the run is left to nobody and reads as data
+ * (run_block): the file maps that block (EXT_SLOT_FLIPPED).  2012:671
+ * state 2289, bit 4 of byte 17 of block 21 flipped: slot 4 of a live
+ * file's extender went from 43, between 25 and 44, to 59, the top of
+ * /a0164's lost write, which came out empty.
  */
 bool sc_flip_hole_tops(struct scan_result *r)
 {
@@ -428,15 +445,17 @@ bool sc_flip_hole_tops(struct scan_result *r)
     for (size_t i = 0; i < r->nentries && ok; i++) {
         struct scan_entry *x = &r->entries[i];
         struct sc_aux *a = &r->aux[i];
-        if (x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) || !a->walked ||
-            a->holes == 0)
+        if (x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) || !a->walked)
             continue;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && ok; k++) {
-            uint64_t blk = x->data[k], ext;
+            uint64_t blk = x->data[k], ext, alt = 0;
             uint32_t slot;
             struct scan_block *c = blk != 0 ? sc_cell(r, blk) : NULL;
-            if (c == NULL || !sc_one_bit(blk) || !among_holes(x, k) ||
-                c->cls != SCAN_BLK_DATA || c->owner != x->id || (c->flags & SCAN_BF_SHARED))
+            if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner != x->id ||
+                (c->flags & SCAN_BF_SHARED))
+                continue;
+            if (!(a->holes > 0 && sc_one_bit(blk) && among_holes(x, k)) &&
+                (!breaks_run(x, k, blk) || (alt = run_block(r, x, k, blk)) == 0))
                 continue;
             if (b == NULL && ((b = malloc(r->g.blocksize)) == NULL ||
                               (eb = malloc(r->g.blocksize)) == NULL)) {
@@ -445,12 +464,15 @@ bool sc_flip_hole_tops(struct scan_result *r)
             }
             if (sc_read(r, blk, b, NULL) != LANYFS_OK || b[0] != LANYFS_TYPE_EXT ||
                 !sc_extender_maps(&r->g, r->dev_blocks, b) ||
-                !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot))
+                (alt != 0 ? !alt_fits(r, x, a, k, blk, alt, b, eb, &ext, &slot)
+                          : !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot)))
                 continue;
-            x->blocks_mapped -= x->blocks_mapped > 0;
-            x->blocks_intact -= x->blocks_intact > 0;
-            a->holes++;
-            remap(r, x, k, 0, SCAN_BLK_DATA);
+            if (alt == 0) {
+                x->blocks_mapped -= x->blocks_mapped > 0;
+                x->blocks_intact -= x->blocks_intact > 0;
+                a->holes++;
+            }
+            remap(r, x, k, alt, SCAN_BLK_DATA);
             c->cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
             c->flags &= (uint8_t)~SC_BF_CHECKED;
             c->owner = 0;
@@ -458,8 +480,10 @@ bool sc_flip_hole_tops(struct scan_result *r)
             char what[64];
             snprintf(what, sizeof(what), "the extender tree at block %" PRIu64, blk);
             ok = sc_report(r,
-                           &(struct scan_finding){.code = SCAN_PR_EXT_HOLE_FLIPPED, .entry = x->id,
-                                                  .block = ext, .count = slot, .block2 = blk},
+                           &(struct scan_finding){.code = alt != 0 ? SCAN_PR_EXT_SLOT_FLIPPED
+                                                                   : SCAN_PR_EXT_HOLE_FLIPPED,
+                                                  .entry = x->id, .block = ext, .count = slot,
+                                                  .block2 = blk, .value = alt},
                            x->path, "%s", what);
         }
     }
