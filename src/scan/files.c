@@ -537,6 +537,13 @@ static bool publish(struct fwalk *w)
         for (size_t i = 0; i < w->npairs; i++)
             if (w->pairs[i].fblk < n)
                 d[w->pairs[i].fblk] = w->pairs[i].dblk;
+        /* While the list is hot: a slot one flipped bit may have moved
+         * (sc_flip_hole_tops reads only the files this marks). */
+        for (uint64_t k = 0; k < n && k < w->needed && w->mode == SC_FILE_LIVE; k++)
+            if (sc_breaks_run(d, n, k)) {
+                w->st.run_broken = true;
+                break;
+            }
     }
     x = sc_entry(r, w->id);
     x->blocks_mapped = w->mapped;

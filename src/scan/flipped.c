@@ -144,12 +144,11 @@ static bool in_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
     return continues(k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk);
 }
 
-/* Would the block one bit from blk that continues a neighbour's run take
- * blk's place at x's file block k?  Arithmetic only, before any read. */
-static bool breaks_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
+bool sc_breaks_run(const uint64_t *d, uint64_t n, uint64_t k)
 {
-    uint64_t prev = k > 0 ? data_at(x, k - 1) : 0, next = data_at(x, k + 1);
-    if (in_run(x, k, blk))
+    uint64_t blk = k < n ? d[k] : 0;
+    uint64_t prev = k > 0 && k - 1 < n ? d[k - 1] : 0, next = k + 1 < n ? d[k + 1] : 0;
+    if (blk == 0 || continues(prev, next, blk))
         return false;
     return (prev != 0 && prev < UINT64_MAX && sc_one_bit((prev + 1) ^ blk)) ||
            (next > 1 && sc_one_bit((next - 1) ^ blk));
@@ -445,7 +444,8 @@ bool sc_flip_hole_tops(struct scan_result *r)
     for (size_t i = 0; i < r->nentries && ok; i++) {
         struct scan_entry *x = &r->entries[i];
         struct sc_aux *a = &r->aux[i];
-        if (x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) || !a->walked)
+        if (x->state != SCAN_ENTRY_LIVE || !scan_entry_is_file(x) || !a->walked ||
+            (a->holes == 0 && !a->run_broken))
             continue;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && ok; k++) {
             uint64_t blk = x->data[k], ext, alt = 0;
@@ -455,7 +455,7 @@ bool sc_flip_hole_tops(struct scan_result *r)
                 (c->flags & SCAN_BF_SHARED))
                 continue;
             if (!(a->holes > 0 && sc_one_bit(blk) && among_holes(x, k)) &&
-                (!breaks_run(x, k, blk) || (alt = run_block(r, x, k, blk)) == 0))
+                (!sc_breaks_run(x->data, x->ndata, k) || (alt = run_block(r, x, k, blk)) == 0))
                 continue;
             if (b == NULL && ((b = malloc(r->g.blocksize)) == NULL ||
                               (eb = malloc(r->g.blocksize)) == NULL)) {

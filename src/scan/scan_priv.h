@@ -100,6 +100,7 @@ struct sc_aux {
     bool walked;            /* its extender tree was walked */
     bool tree_broken;       /* a structural finding was made inside its tree */
     bool tree_conflict;     /* a block of its tree is held by another owner */
+    bool run_broken;        /* a data block one bit off the run of a neighbour (flipped.c) */
     uint8_t top_level;      /* level of its top extender */
     uint16_t ext_wrcnt_max; /* highest counter among its extenders */
     uint64_t extenders;     /* extenders in its tree */
@@ -694,6 +695,9 @@ uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t 
  * reads as an extender mapping data: holes again, the block left for the
  * sweep (after the live walks; false only when the scan must stop). */
 bool sc_flip_hole_tops(struct scan_result *r);
+/* Does d[k], of a data list of n blocks, break a neighbour's run where the
+ * block one bit away would continue it?  Arithmetic only. */
+bool sc_breaks_run(const uint64_t *d, uint64_t n, uint64_t k);
 /* Live files' data slots one flipped bit moved onto a listed free block
  * (after the lost trees; false only when the scan must stop). */
 bool sc_flip_free_claims(struct scan_result *r);
