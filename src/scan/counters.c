@@ -343,9 +343,14 @@ bool sc_counters_pass(struct scan_result *r)
     if (r->nunwritten > 0)
         qsort(r->unwritten, r->nunwritten, sizeof(r->unwritten[0]), cmp_unwritten);
     for (size_t i = 0; i < r->nentries && r->nunwritten > 0; i++) {
-        const struct scan_entry *x = &r->entries[i];
+        struct scan_entry *x = &r->entries[i];
         const struct sc_unwritten_ptr key = {.blk = x->block}, *u =
             bsearch(&key, r->unwritten, r->nunwritten, sizeof(key), cmp_unwritten);
+        if (u != NULL && x->state == SCAN_ENTRY_DELETED) {
+            /* A free block: nothing to repair, and the analysis is done. */
+            x->e.subtree = u->was;
+            continue;
+        }
         if (u != NULL &&
             !sc_report(r,
                        &(struct scan_finding){.code = SCAN_PR_FILE_DATA_UNWRITTEN, .entry = x->id,

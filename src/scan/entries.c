@@ -194,7 +194,9 @@ static bool grow_entries(struct scan_result *r, size_t ncap)
  * /zz0022.txt's cut-off write, and took its 13,290 bytes).  The entry
  * keeps 0 as its data pointer, and the pointer as read is noted for
  * FILE_DATA_UNWRITTEN.  (Were the counter the flipped field, the file
- * would still hold no byte: its size is 0.)
+ * would still hold no byte: its size is 0.)  A deleted entry, a free block
+ * with nothing to repair, gets the pointer back with no finding once the
+ * analysis is done (sc_counters_pass).
  */
 static bool unwritten_pointer(struct scan_result *r, uint64_t blk, struct scan_entry_fields *f)
 {

@@ -80,9 +80,9 @@ struct scan_entry {
     uint64_t block;               /* its own block */
     uint32_t parent;              /* id of the directory holding it; 0 for the root or unknown */
     enum scan_entry_state state;  /* live, deleted, orphaned */
-    struct scan_entry_fields e;   /* decoded contents; a file's data pointer that the
-                                   * scan read as a flipped bit of 0 is 0 here (the
-                                   * finding FILE_DATA_UNWRITTEN has it) */
+    struct scan_entry_fields e;   /* decoded contents; the data pointer of a live or
+                                   * orphaned file that the scan read as a flipped bit
+                                   * of 0 is 0 here (FILE_DATA_UNWRITTEN has it) */
     char *path;                   /* full path ("/a/b"); for deleted and orphaned
                                    * entries the best path known, or "/name" */
     uint64_t blocks_needed;       /* ceil(size / blocksize) for files */
