@@ -169,6 +169,28 @@ bool sc_free_one_bit(const struct scan_result *r, uint64_t blk)
            r->map[blk].cls == SCAN_BLK_FREE;
 }
 
+/* Does slot i (naming s, after prev, 0 when none) break a run of the
+ * slots beside it by one bit: between two slots two blocks apart, or
+ * before or after two slots of a run, one bit away from the block that
+ * would continue it?  Chain slots list runs (the formatter fills them in
+ * order, a delete frees in file order), so that may be one flipped bit:
+ * unlist_flipped_tops (lostdata.c) judges the block. */
+static bool off_run(const struct lanyfs_geom *g, const uint8_t *b, uint32_t i, uint64_t prev,
+                    uint64_t s)
+{
+    if (prev != 0 && (s == prev + 1 || prev >= UINT64_MAX - 2))
+        return false; /* the run goes on, as nearly every slot does */
+    uint64_t next = i + 1 < g->chainmax ? lanyfs_chain_slot(g, b, i + 1) : 0, want = 0;
+    if (prev != 0 && next == prev + 2)
+        want = prev + 1;
+    else if (prev == 0 && next > 1 && i + 2 < g->chainmax &&
+             lanyfs_chain_slot(g, b, i + 2) == next + 1)
+        want = next - 1;
+    else if (next == 0 && prev != 0 && i >= 2 && lanyfs_chain_slot(g, b, i - 2) + 1 == prev)
+        want = prev + 1;
+    return want != 0 && s != want && sc_one_bit(s ^ want);
+}
+
 /* Step 2: the slots of the chain blocks reached, in list order. */
 static bool walk_slots(struct scan_result *r, uint8_t *b)
 {
@@ -181,11 +203,16 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
         if (sc_read_one(r, cur, b, NULL) != LANYFS_OK)
             break;
         uint32_t doubted = sc_chain_doubted_slot(r, cur, b);
+        uint64_t prev_s = 0;
         for (uint32_t i = 0; i < g->chainmax; i++) {
             uint64_t s = lanyfs_chain_slot(g, b, i);
+            uint64_t before = prev_s;
+            prev_s = s;
             if (s == 0)
                 continue;
             if (i == doubted && !sc_cellbits_set(r, &r->free_doubted, s))
+                return sc_oom(r);
+            if (off_run(g, b, i, before, s) && !sc_cellbits_set(r, &r->run_flipped, s))
                 return sc_oom(r);
             if (s >= r->dev_blocks) {
                 if (!sc_report(r,

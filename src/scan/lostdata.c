@@ -921,50 +921,68 @@ static uint64_t *yielding(struct scan_result *r, const uint64_t *cands, size_t n
 /*
  * A level-0 extender the free list lists at a block whose number has a
  * single bit set, as one bit flipped in an empty chain slot lists
- * (sc_free_one_bit), is a lost tree's top when its slots name only blocks
- * a lost tree may take, at least one.  No free leaves that: the 2012
+ * (sc_free_one_bit), or by a slot one bit off the run of the slots beside
+ * it (run_flipped, freelist.c: 2012:684 state 933, bit 7 of byte 16 of
+ * chain block 167 flipped, slot 0 went from 168, before 169, to 40, the
+ * top of a lost write), is a lost tree's top when its slots name only
+ * blocks a lost tree may take, at least one.  No free leaves that: the 2012
  * driver frees no extender and empties a deleted file's (SPEC-9.4, 9.5),
  * and the correct writer frees a file's data before its extenders, so
  * their blocks are listed too, or handed out again.  The block leaves the
  * list (FREE_SLOT_IN_USE) and joins the candidates.
  */
-static bool unlist_flipped_tops(struct scan_result *r, uint8_t *b)
+/* Judge listed block blk as above: false only when the scan must stop. */
+static bool unlist_top(struct scan_result *r, uint64_t blk, uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
-    for (uint64_t blk = 1; blk < r->nblocks && blk <= UINT64_MAX / 2; blk <<= 1) {
-        if (!sc_free_one_bit(r, blk) || sc_read(r, blk, b, NULL) != LANYFS_OK ||
-            !sc_probe_extender(g, r->dev_blocks, b) || b[LANYFS_EXT_LEVEL] != 0)
+    if (blk >= r->nblocks || r->map[blk].cls != SCAN_BLK_FREE ||
+        sc_read(r, blk, b, NULL) != LANYFS_OK || !sc_probe_extender(g, r->dev_blocks, b) ||
+        b[LANYFS_EXT_LEVEL] != 0)
+        return true;
+    uint32_t takes = 0, others = 0;
+    for (uint32_t k = 0; k < g->extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(g, b, k);
+        const struct scan_block *d = s != 0 && s < r->nblocks ? &r->map[s] : NULL;
+        if (s == 0)
             continue;
-        uint32_t takes = 0, others = 0;
-        for (uint32_t k = 0; k < g->extmax; k++) {
-            uint64_t s = lanyfs_ext_slot(g, b, k);
-            const struct scan_block *d = s != 0 && s < r->nblocks ? &r->map[s] : NULL;
-            if (s == 0)
-                continue;
-            if (free_for_tree(d, SCAN_BLK_LEAKED) ||
-                (!r->free_complete && free_for_tree(d, SCAN_BLK_UNKNOWN)))
-                takes++;
-            else
-                others++;
-        }
-        if (takes == 0 || others > 0)
-            continue;
-        struct scan_block *c = &r->map[blk];
-        if (!sc_report(r,
-                       &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE, .block = c->index,
-                                              .block2 = blk},
-                       NULL, "the lost extender tree at block %" PRIu64, blk))
-            return false;
-        c->cls = SCAN_BLK_ORPHAN_EXT;
-        c->flags &= (uint8_t)~SC_BF_CHECKED;
-        c->owner = 0;
-        c->index = 0;
-        sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
-        if (!sc_ext_name_slots(r, b))
-            return sc_oom(r);
-        if (r->free_listed > 0)
-            r->free_listed--; /* not a free block the list counts */
+        if (free_for_tree(d, SCAN_BLK_LEAKED) ||
+            (!r->free_complete && free_for_tree(d, SCAN_BLK_UNKNOWN)))
+            takes++;
+        else
+            others++;
     }
+    if (takes == 0 || others > 0)
+        return true;
+    struct scan_block *c = &r->map[blk];
+    if (!sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_FREE_SLOT_IN_USE, .block = c->index,
+                                          .block2 = blk},
+                   NULL, "the lost extender tree at block %" PRIu64, blk))
+        return false;
+    c->cls = SCAN_BLK_ORPHAN_EXT;
+    c->flags &= (uint8_t)~SC_BF_CHECKED;
+    c->owner = 0;
+    c->index = 0;
+    sc_map_meta(r, blk, lanyfs_get16(b + LANYFS_HDR_WRCNT));
+    if (!sc_ext_name_slots(r, b))
+        return sc_oom(r);
+    if (r->free_listed > 0)
+        r->free_listed--; /* not a free block the list counts */
+    return true;
+}
+
+static bool unlist_flipped_tops(struct scan_result *r, uint8_t *b)
+{
+    for (uint64_t blk = 1; blk < r->nblocks && blk <= UINT64_MAX / 2; blk <<= 1)
+        if (sc_free_one_bit(r, blk) && !unlist_top(r, blk, b))
+            return false;
+    const struct sc_cellbits *f = &r->run_flipped;
+    for (uint64_t w = 0; f->bits != NULL && w < (f->n + 63) / 64; w++)
+        for (uint64_t v = f->bits[w]; v != 0; v &= v - 1) {
+            uint64_t blk = w * 64 + (uint64_t)__builtin_ctzll(v);
+            if (!sc_one_bit(blk) && !unlist_top(r, blk, b))
+                return false;
+        }
     return true;
 }
 

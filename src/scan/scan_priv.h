@@ -190,6 +190,8 @@ struct scan_result {
     uint64_t free_listed;          /* chain blocks + listed blocks, each counted once */
     struct sc_cellbits free_doubted; /* blocks listed by a slot its chain block's counter
                                       * rules out (freelist.c) */
+    struct sc_cellbits run_flipped; /* blocks listed by a chain slot one bit off the run
+                                     * of its neighbours (lostdata.c) */
     struct sc_cellbits cut_listed; /* blocks a leaked chain-like block lists: a list the
                                     * driver cut off (SPEC-9.3), marked by marks.c later
                                     * (sweep.c) */
