@@ -455,7 +455,7 @@ bool sc_flip_hole_tops(struct scan_result *r)
                 (c->flags & SCAN_BF_SHARED))
                 continue;
             if (!(a->holes > 0 && sc_one_bit(blk) && among_holes(x, k)) &&
-                (!sc_breaks_run(x->data, x->ndata, k) || (alt = run_block(r, x, k, blk)) == 0))
+                (!a->run_broken || (alt = run_block(r, x, k, blk)) == 0))
                 continue;
             if (b == NULL && ((b = malloc(r->g.blocksize)) == NULL ||
                               (eb = malloc(r->g.blocksize)) == NULL)) {
