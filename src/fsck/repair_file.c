@@ -255,6 +255,9 @@ static uint64_t slot_value(const struct fwalk *w, uint64_t blk, uint32_t i, uint
 
 /* ---- claim ------------------------------------------------------------------------ */
 
+static bool other_file(const struct fwalk *w, uint64_t blk);
+static bool orphans_share(const struct fwalk *w, uint64_t blk);
+
 static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t base,
                       unsigned depth)
 {
@@ -265,7 +268,9 @@ static void claim_ext(struct fwalk *w, uint64_t blk, unsigned level, uint64_t ba
     if (!read_ext(w, blk, (int)level, b) ||
         (w->allowed && depth > 0 && !maps_within(w, b, level, base)))
         return;
-    fsck_claim(c, blk, w->ekind, w->who);
+    if (!fsck_claim(c, blk, w->ekind, w->who) && w->t->adopted && w->allowed &&
+        other_file(w, blk) && !orphans_share(w, blk))
+        return; /* another file's block, which build_ext unlinks: nothing below is ours */
     for (uint32_t i = 0; i < c->g.extmax; i++) {
         uint64_t v = lanyfs_ext_slot(&c->g, b, i);
         if (v == 0 || v >= c->nblocks)
