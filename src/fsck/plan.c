@@ -442,10 +442,16 @@ static void link_lost_tree(struct fsck_ctx *c, const struct scan_result *res, st
  * interruption, as a deleted file that takes the tree along; an unlisted
  * one reads as an orphan, which the next run moves to /lost+found.  So it
  * is a block the scan found leaked (or an orphan extender nobody holds)
- * and no lost tree maps; with none, the tree's blocks go to the free list.
- * Where the free list's walk broke off, nothing is leaked: the blocks no
- * walk reached are unknown, and no list a reader can walk names them, so
- * one of those serves when no leaked one is left.
+ * and no lost tree maps.  Where the free list's walk broke off, nothing is
+ * leaked: the blocks no walk reached are unknown, and no list a reader can
+ * walk names them, so one of those serves when no leaked one is left.
+ * With none left either (and none the list can give, repair_unlist.c), the
+ * last tree still to come gives its blocks up: with no block for the file
+ * short of one, every tree from it on would go to the free list, and those
+ * blocks are unlisted ones only it holds or names (correct:686 state 8146,
+ * chain block 495 zeroed: the list read as ending there, its deleted files
+ * as orphans and their old trees as lost ones, and the real lost write
+ * #371 went free).
  */
 /* The first block from *next on that may hold a lost tree's new file, as
  * the scan classed it cls (and an orphan extender nobody holds with it, for
@@ -463,25 +469,44 @@ static uint64_t spare_block(const struct fsck_ctx *c, const struct scan_block *m
     return 0;
 }
 
-/* Mark in in_tree every block a slot of the extender at blk names (eb: a
- * block buffer). */
-static void mark_ext_slots(struct fsck_ctx *c, uint64_t blk, uint8_t *in_tree, uint8_t *eb)
+/*
+ * The blocks the lost trees hold or name: in_tree[b] is set for each, and,
+ * when who is given, who[b] says which tree marked it (id, the tree's
+ * index + 1), or WHO_MANY when more than one did.
+ */
+#define WHO_MANY UINT32_MAX
+struct marks {
+    uint8_t *in_tree;
+    uint32_t *who;
+    uint32_t id;
+};
+
+static void mark(struct marks *m, uint64_t v)
+{
+    m->in_tree[v] = 1;
+    if (m->who != NULL && m->who[v] != m->id)
+        m->who[v] = m->who[v] == 0 ? m->id : WHO_MANY;
+}
+
+/* Mark every block a slot of the extender at blk names (eb: a block
+ * buffer). */
+static void mark_ext_slots(struct fsck_ctx *c, uint64_t blk, struct marks *m, uint8_t *eb)
 {
     if (blk >= c->nblocks || fsck_read(c, blk, eb) != LANYFS_OK)
         return;
     for (uint32_t j = 0; j < c->g.extmax; j++) {
         uint64_t v = lanyfs_ext_slot(&c->g, eb, j);
         if (v != 0 && v < c->nblocks)
-            in_tree[v] = 1;
+            mark(m, v);
     }
 }
 
 /* The same for every extender of the lost tree. */
 static void mark_all_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
-                           uint8_t *in_tree, uint8_t *eb)
+                           struct marks *m, uint8_t *eb)
 {
     for (uint64_t k = 0; k < lt->nexts; k++)
-        mark_ext_slots(c, lt->exts[k], in_tree, eb);
+        mark_ext_slots(c, lt->exts[k], m, eb);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -502,7 +527,7 @@ static int cmp_u64(const void *a, const void *b)
  * leaves such a one as it is.  False without the memory for it.
  */
 static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
-                            uint8_t *in_tree, uint8_t *eb)
+                            struct marks *m, uint8_t *eb)
 {
     struct node {
         uint64_t blk, base;
@@ -542,7 +567,7 @@ static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
             uint64_t fb = fsck_slot_base(&c->g, x.base, x.level, j);
             if (v == 0 || v >= c->nblocks || fb >= needed)
                 continue;
-            in_tree[v] = 1;
+            mark(m, v);
             uint64_t *child = x.level > 0 ? bsearch(&v, sorted, (size_t)n, sizeof(*sorted), cmp_u64)
                                           : NULL;
             if (child != NULL && state[child - sorted] == 0 && sp <= n) {
@@ -553,7 +578,7 @@ static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
     }
     for (uint64_t k = 0; k < n; k++)
         if (state[k] != 2)
-            mark_ext_slots(c, sorted[k], in_tree, eb);
+            mark_ext_slots(c, sorted[k], m, eb);
 out:
     free(sorted);
     free(state);
@@ -572,6 +597,53 @@ static void keep_tree(struct fsck_ctx *c, const struct scan_lost_tree *lt)
             c->kind[lt->data[k]] = OWN_KEEP;
 }
 
+/* A lost tree that becomes a new file here, not its known file's data. */
+static bool own_tree(struct fsck_ctx *c, const struct scan_lost_tree *lt)
+{
+    return lt->entry == 0 || fsck_te_of_sid(c, lt->entry) == NULL;
+}
+
+/* Mark the blocks of every lost tree and those their slots name, each tree
+ * as the id of its index + 1. */
+static void mark_trees(struct fsck_ctx *c, const struct scan_lost_tree *lt, size_t n,
+                       struct marks *m, uint8_t *eb)
+{
+    for (size_t i = 0; i < n; i++) {
+        m->id = (uint32_t)(i + 1);
+        for (uint64_t k = 0; k < lt[i].nexts; k++)
+            if (lt[i].exts[k] < c->nblocks)
+                mark(m, lt[i].exts[k]);
+        for (uint64_t k = 0; k < lt[i].ndata; k++)
+            if (lt[i].data[k] != 0 && lt[i].data[k] < c->nblocks)
+                mark(m, lt[i].data[k]);
+        /* Nor a block a slot of theirs names that the scan left out of the
+         * tree (a leaked block the driver's marks explain, among others):
+         * the file's own walk may keep it. */
+        if (!own_tree(c, &lt[i]) || !mark_kept_slots(c, &lt[i], m, eb))
+            mark_all_slots(c, &lt[i], m, eb);
+    }
+}
+
+/*
+ * A block of the lost tree lt (its extenders, then its data) that no other
+ * lost tree holds or names, for the file of a tree before it: *k is where
+ * the last call stopped.  0 when none is left.
+ */
+static uint64_t given_block(const struct fsck_ctx *c, const struct scan_block *map, uint64_t nmap,
+                            const struct scan_lost_tree *lt, const uint32_t *who, uint32_t id,
+                            uint64_t *k)
+{
+    for (; *k < lt->nexts + lt->ndata; (*k)++) {
+        uint64_t b = *k < lt->nexts ? lt->exts[*k] : lt->data[*k - lt->nexts];
+        if (b != 0 && b < c->nblocks && b < nmap && c->kind[b] == OWN_FREE && who[b] == id &&
+            map[b].owner == 0 && !(map[b].flags & SCAN_BF_SHARED)) {
+            (*k)++;
+            return b;
+        }
+    }
+    return 0;
+}
+
 static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_result *r)
 {
     const struct scan_lost_tree *lt;
@@ -582,49 +654,61 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
         return LANYFS_OK;
     if (!c->allow_freelist || !c->allow_tree || !fsck_allowed(c, FSCK_CAT_ORPHAN, 0)) {
         for (size_t i = 0; i < n; i++)
-            if (lt[i].entry == 0 || fsck_te_of_sid(c, lt[i].entry) == NULL)
+            if (own_tree(c, &lt[i]))
                 keep_tree(c, &lt[i]);
         return LANYFS_OK;
     }
     const struct scan_block *map = scan_blocks(r);
     uint64_t nmap = scan_block_count(r);
-    uint8_t *in_tree = calloc(c->nblocks ? c->nblocks : 1, 1);
-    if (in_tree == NULL)
-        return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        for (uint64_t k = 0; k < lt[i].nexts; k++)
-            if (lt[i].exts[k] < c->nblocks)
-                in_tree[lt[i].exts[k]] = 1;
-        for (uint64_t k = 0; k < lt[i].ndata; k++)
-            if (lt[i].data[k] < c->nblocks)
-                in_tree[lt[i].data[k]] = 1;
-    }
-    /* Nor a block a slot of theirs names that the scan left out of the
-     * tree (a leaked block the driver's marks explain, among others): the
-     * file's own walk may keep it. */
+    struct marks m = {calloc(c->nblocks ? c->nblocks : 1, 1), NULL, 0};
     uint8_t *eb = malloc(c->g.blocksize);
-    if (eb == NULL) {
-        free(in_tree);
+    if (m.in_tree == NULL || eb == NULL) {
+        free(m.in_tree);
+        free(eb);
         return lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
-        bool own = lt[i].entry == 0 || fsck_te_of_sid(c, lt[i].entry) == NULL;
-        if (!own || !mark_kept_slots(c, &lt[i], in_tree, eb))
-            mark_all_slots(c, &lt[i], in_tree, eb);
-    }
-    free(eb);
+    mark_trees(c, lt, n, &m, eb);
     uint64_t next = 1, next_unknown = 1;
+    size_t end = n;                 /* trees from end on give their blocks up */
+    size_t pool = n;                /* the one whose blocks are being handed out */
+    uint64_t pool_k = 0;
     enum lanyfs_err rc = LANYFS_OK;
-    for (size_t i = 0; i < n; i++) {
-        if (lt[i].entry != 0 && fsck_te_of_sid(c, lt[i].entry) != NULL)
+    for (size_t i = 0; i < end; i++) {
+        if (!own_tree(c, &lt[i]))
             continue; /* its file's (UNLINKED_FILE_DATA), or kept as it is */
-        uint64_t blk = spare_block(c, map, nmap, in_tree, SCAN_BLK_LEAKED, &next);
+        uint64_t blk = spare_block(c, map, nmap, m.in_tree, SCAN_BLK_LEAKED, &next);
         if (blk == 0)
-            blk = spare_block(c, map, nmap, in_tree, SCAN_BLK_UNKNOWN, &next_unknown);
+            blk = spare_block(c, map, nmap, m.in_tree, SCAN_BLK_UNKNOWN, &next_unknown);
         if (blk == 0) {
-            c->lost_freed = true; /* no block for the file: the tree's blocks go free */
+            c->lost_freed = true; /* no block for the file: a tree's blocks go free */
             c->lost_missing++;
-            continue;
+            if (m.who == NULL) {
+                /* Which tree names each block: built once, when first needed. */
+                m.who = calloc(c->nblocks ? c->nblocks : 1, sizeof(*m.who));
+                if (m.who != NULL)
+                    mark_trees(c, lt, n, &m, eb);
+            }
+            while (m.who != NULL && blk == 0) {
+                if (pool < n)
+                    blk = given_block(c, map, nmap, &lt[pool], m.who, (uint32_t)pool + 1, &pool_k);
+                if (blk != 0)
+                    break;
+                /* The last tree still to come gives its blocks up, which go
+                 * free with it anyway when this one has none. */
+                size_t j = end;
+                while (j > i + 1 && !own_tree(c, &lt[j - 1]))
+                    j--;
+                if (j <= i + 1)
+                    break;
+                end = pool = j - 1;
+                pool_k = 0;
+                c->lost_missing++;
+                fsck_note(c, _("the extender tree at %" PRIu64 " gives its blocks up for the "
+                               "files of the lost trees before it"),
+                          lt[pool].top);
+            }
+            if (blk == 0)
+                continue;
         }
         char name[32];
         int len = snprintf(name, sizeof(name), "#%" PRIu64, lt[i].top);
@@ -643,7 +727,9 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
         fsck_note(c, _("block %" PRIu64 ": new file /lost+found/%s for the extender tree at %" PRIu64),
                   blk, name, lt[i].top);
     }
-    c->lost_named = in_tree; /* for repair_unlist.c; freed with the plan */
+    free(m.who);
+    free(eb);
+    c->lost_named = m.in_tree; /* for repair_unlist.c; freed with the plan */
     return rc;
 }
 
