@@ -12,7 +12,9 @@
  *
  *  - its top: an orphan extender that nobody holds, no driver mark
  *    explains (an empty tree of SPEC-9.4 and 9.7 is one), and no other
- *    such extender one level up maps;
+ *    such extender one level up maps; one above level 0 that a child it
+ *    names names back is no extender at all, but that child's write's
+ *    data, holding what an older tree left there (named_back);
  *  - its blocks: a descent from the top, iterative over at most
  *    SC_LEVEL_MAX + 1 levels, each child one level below its parent and
  *    one of those orphan extenders, each data block a leaked block nobody
@@ -572,6 +574,31 @@ static bool is_child(const struct scan_result *r, uint64_t s, unsigned level)
 }
 
 /*
+ * Does a candidate one level below the candidate extender blk (read into
+ * b, of a level above 0) that a slot of blk names name blk back (s, its
+ * buffer)?  No extender of a tree names one above it: blk's block went to
+ * that child's write since, as its data, and holds what an older tree
+ * left there (correct:691 state 6498: the level-1 595 named 596 at slot 1,
+ * and 596, the top of the write of /old17/m19/Data.0039.odt, named 595 as
+ * its first data block; 595 then hid the write behind 255 holes).
+ */
+static bool named_back(struct scan_result *r, uint64_t blk, const uint8_t *b, uint8_t *s)
+{
+    const struct lanyfs_geom *g = &r->g;
+    unsigned level = r->map[blk].index;
+    for (uint32_t k = 0; k < g->extmax; k++) {
+        uint64_t c = lanyfs_ext_slot(g, b, k);
+        if (c == 0 || c == blk || c >= r->nblocks || !is_child(r, c, level) ||
+            sc_read(r, c, s, NULL) != LANYFS_OK)
+            continue;
+        for (uint32_t j = 0; j < g->extmax; j++)
+            if (lanyfs_ext_slot(g, s, j) == blk)
+                return true;
+    }
+    return false;
+}
+
+/*
  * Do at least as many of the slots of the candidate extender blk (read
  * into b), of a level above 0, name candidates one level down as name
  * anything else?
@@ -1031,6 +1058,14 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             continue;
         if (sc_stopped(r))
             goto out;
+        bool readable = sc_read(r, blk, b, NULL) == LANYFS_OK;
+        if (readable && c->index != 0 && named_back(r, blk, b, bufs)) {
+            /* Data of the child's write: not an extender of any tree. */
+            struct scan_block *m = &r->map[blk];
+            m->cls = SCAN_BLK_LEAKED;
+            m->index = 0;
+            continue;
+        }
         if (ncands == cands_cap) {
             size_t ncap = cands_cap ? cands_cap * 2 : 64;
             uint64_t *nc = realloc(cands, ncap * sizeof(*nc));
@@ -1043,7 +1078,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         }
         cands[ncands++] = blk;
         set_bit(cand, blk);
-        if (sc_read(r, blk, b, NULL) != LANYFS_OK)
+        if (!readable)
             continue;
         if (c->index != 0 && !names_children(r, blk, b)) {
             /* No parent: its level is wrong (a flipped bit, a torn
