@@ -39,7 +39,11 @@
  *    deleted file's data pointer names counts as naming a held block: it
  *    is that file's extender, freed with it, whose slots still name the
  *    blocks handed out since (correct:644 state 6874, chain block 620
- *    zeroed: the deleted /x0052.jpg's); a block two
+ *    zeroed: the deleted /x0052.jpg's), and within its round it goes
+ *    after the others that name held blocks (correct:691 state 6498,
+ *    chain block 179 zeroed: the deleted /notes-0015.jpg's extender 275
+ *    went before the write at 596, which named a stale orphan entry, and
+ *    took 11 of its blocks); a block two
  *    candidates' data slots name, met at a slot with no data slot beside
  *    it, last (a flipped slot stands alone, a write's blocks come in
  *    runs), to the tree that maps it lowest in its file, a tree that
@@ -1132,7 +1136,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     }
     bool broken = list_broken(r);
     for (int pass = 0; pass < 4; pass++)
-    for (int round = 0; round < (pass_late(broken, pass) ? 8 : 1); round++)
+    for (int round = 0; round < (pass_late(broken, pass) ? 16 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
         uint64_t blk = cands[ci];
         const struct scan_block *c = &r->map[blk];
@@ -1150,8 +1154,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         }
         bool late = round_of[ci] != 0;
         bool paired = tree_file(r, blk) != 0;
+        /* Within a round, a deleted file's own extender after the others. */
+        int slot = late ? (round_of[ci] - 1) * 2 + bit(deleted_tops, blk) : 0;
         if (late != pass_late(broken, pass) || paired != pass_paired(broken, pass) ||
-            (late && round_of[ci] - 1 != round))
+            (late && slot != round))
             continue;
         size_t npairs;
         uint64_t *exts, nexts, held_slots;
