@@ -29,8 +29,9 @@
  * block (a sparse file, as the 2012 driver's holes or a failed delete
  * leave, SPEC-9.8, 9.9) is taken for the hole it was
  * (EXT_HOLE_FLIPPED), but only when the claim on its block is sure by the
- * claimant's own shape: the block is its extender, or lies in a run of its
- * slots.  Against such a claim (a lost tree's), a slot in no run maps the
+ * claimant's own shape: the block is its extender, lies in a run of its
+ * slots, or is an orphan's first data block right after its top extender
+ * (files.c, after_top).  Against such a claim (a lost tree's), a slot in no run maps the
  * only block one bit away that is left to nobody (leaked: not on a list
  * whose walk broke off) and the claimant does not name itself, when there
  * is just one and it lies nearer the file's blocks beside the slot than
