@@ -108,10 +108,17 @@ static bool left_unnamed_fn(const void *ctx, uint64_t blk)
 }
 
 /* Does s continue the run of prev (the block before it) or of next (the
- * block after it)?  0 stands for no neighbour. */
+ * block after it), upwards or downwards?  0 stands for no neighbour.  A
+ * free list hands out the blocks a chain block lists from its last filled
+ * slot down, so a write on blocks freed in order maps them downwards
+ * (correct:707 state 6906: zz0112.txt's file blocks 120-122 on 21, 20,
+ * 19; with block 22 junked, a lost tree's claim on 20 moved the slot to
+ * 22 as if it broke the run 21, 22). */
 static bool continues(uint64_t prev, uint64_t next, uint64_t s)
 {
-    return (prev != 0 && prev < UINT64_MAX && s == prev + 1) || (next > 1 && s == next - 1);
+    bool has_prev = prev != 0 && prev < UINT64_MAX, has_next = next != 0 && next < UINT64_MAX;
+    return (has_prev && (s == prev + 1 || s + 1 == prev)) ||
+           (has_next && (s + 1 == next || s == next + 1));
 }
 
 /* The block at s's place that would continue the run of prev or of next,
