@@ -82,6 +82,16 @@ static bool among_holes(const struct scan_entry *x, uint64_t k)
     return (before || after) && (!before || hole_at(x, k - 1)) && (!after || hole_at(x, k + 1));
 }
 
+/* Is a neighbour of file block k of x inside its size a hole?  Against a
+ * sure claim, a one-bit slot there that makes no run with the other one
+ * is a hole whose bit flipped as well (2012:706 state 3523, bit 4 of byte
+ * 8 of block 171: slot 1 of readme-0083.txt, 209 then two holes, went to
+ * 16, the first of the orphaned IMG_0038.bin's run 16-25). */
+static bool beside_hole(const struct scan_entry *x, uint64_t k)
+{
+    return (k > 0 && hole_at(x, k - 1)) || hole_at(x, k + 1);
+}
+
 /* Is blk one the sweep left to nobody, which no mark, candidate or live
  * link explains? */
 static bool left_over(const struct scan_result *r, uint64_t blk)
@@ -297,7 +307,8 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
         return false;
     uint64_t alt = run_block(r, x, k, blk);
     bool to_hole = false;
-    if (alt == 0 && claim_sure && sc_one_bit(blk) && among_holes(x, k)) {
+    if (alt == 0 && claim_sure && sc_one_bit(blk) &&
+        (among_holes(x, k) || (beside_hole(x, k) && !in_run(x, k, blk)))) {
         /* A hole whose one bit flipped, among holes of a sparse file: a
          * lone block there may be the file's, so only against a claim that
          * its own shape bears out. */

@@ -223,7 +223,7 @@ enum scan_severity {
       N_("set the slot to that block"))                                                         \
     X(EXT_HOLE_FLIPPED, 0x02000b, SCAN_SEV_ERROR, 0,                                            \
       N_("{path}: extender {block} slot {count} maps block {block2}, which {text} names; "      \
-         "the slot, one bit set between holes, was a hole"),                                    \
+         "the slot, one bit set next to holes, was a hole"),                                    \
       N_("clear the slot"))                                                                     \
     X(FILE_DATA_FLIPPED, 0x02000c, SCAN_SEV_ERROR, 0,                                           \
       N_("{path}: data pointer {block2} names the tree of the file created in block {count}; "  \

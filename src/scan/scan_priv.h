@@ -669,7 +669,7 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
  * file's data block: when its slot is a
  * flipped bit off the file's run and the block of the run is left over,
  * the file maps that one instead (EXT_SLOT_FLIPPED), and when it is one
- * bit between holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
+ * bit next to holes, a hole (EXT_HOLE_FLIPPED: only when claim_sure,
  * the claimant takes blk as an extender or in a run of its own slots);
  * with claim_sure and lone_skip (not NULL: which blocks the claimant names
  * itself, that no slot of another may take), a slot in no run maps the
