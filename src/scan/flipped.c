@@ -131,20 +131,41 @@ static bool continues(uint64_t prev, uint64_t next, uint64_t s)
            (has_next && (s + 1 == next || s == next + 1));
 }
 
-/* The block at s's place that would continue the run of prev or of next,
- * one bit away from s and that fits accepts; 0 when there is none.  Both
- * neighbours must agree when both make a candidate. */
-static uint64_t run_alt(const struct scan_result *r, uint64_t prev, uint64_t next, uint64_t s,
+/* A slot's neighbours: the blocks one and two places before and after
+ * it, 0 for none (or a hole). */
+struct nbrs {
+    uint64_t prev2, prev, next, next2;
+};
+
+/* The blocks at s's place that would continue the run of a neighbour
+ * (0: none): upwards from prev or next as ever, downwards only where the
+ * run goes down beyond that neighbour, or where both neighbours agree on
+ * the block between them (a single block does not tell a direction). */
+static void run_cands(const struct nbrs *n, uint64_t cand[4])
+{
+    bool has_prev = n->prev != 0 && n->prev < UINT64_MAX;
+    bool has_next = n->next != 0 && n->next < UINT64_MAX;
+    bool between = has_prev && has_next && n->prev == n->next + 2;
+    cand[0] = has_prev ? n->prev + 1 : 0;
+    cand[1] = has_next ? n->next - 1 : 0;
+    cand[2] = has_prev && (between || n->prev2 == n->prev + 1) ? n->prev - 1 : 0;
+    cand[3] = has_next && (between || (n->next2 != 0 && n->next2 + 1 == n->next)) ? n->next + 1 : 0;
+}
+
+/* The block at s's place that would continue a neighbour's run
+ * (run_cands), one bit away from s and that fits accepts; 0 when there is
+ * none.  All the candidates must agree. */
+static uint64_t run_alt(const struct scan_result *r, const struct nbrs *n, uint64_t s,
                         sc_names_fn fits, const void *ctx)
 {
-    uint64_t cand[2] = {prev != 0 && prev < UINT64_MAX ? prev + 1 : 0, next > 1 ? next - 1 : 0};
-    uint64_t alt = 0;
-    for (int i = 0; i < 2; i++) {
+    uint64_t cand[4], alt = 0;
+    run_cands(n, cand);
+    for (int i = 0; i < 4; i++) {
         uint64_t a = cand[i];
         if (a == 0 || a >= r->nblocks || a >= r->dev_blocks || !sc_one_bit(a ^ s) || !fits(ctx, a))
             continue;
         if (alt != 0 && alt != a)
-            return 0; /* the two sides disagree */
+            return 0; /* the candidates disagree */
         alt = a;
     }
     return alt;
@@ -162,14 +183,26 @@ static bool in_run(const struct scan_entry *x, uint64_t k, uint64_t blk)
     return continues(k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk);
 }
 
+/* The neighbours of x's file block k. */
+static struct nbrs file_nbrs(const struct scan_entry *x, uint64_t k)
+{
+    return (struct nbrs){k > 1 ? data_at(x, k - 2) : 0, k > 0 ? data_at(x, k - 1) : 0,
+                         data_at(x, k + 1), data_at(x, k + 2)};
+}
+
 bool sc_breaks_run(const uint64_t *d, uint64_t n, uint64_t k)
 {
     uint64_t blk = k < n ? d[k] : 0;
-    uint64_t prev = k > 0 && k - 1 < n ? d[k - 1] : 0, next = k + 1 < n ? d[k + 1] : 0;
-    if (blk == 0 || continues(prev, next, blk))
+    struct nbrs nb = {k > 1 && k - 2 < n ? d[k - 2] : 0, k > 0 && k - 1 < n ? d[k - 1] : 0,
+                      k + 1 < n ? d[k + 1] : 0, k + 2 < n ? d[k + 2] : 0};
+    if (blk == 0 || continues(nb.prev, nb.next, blk))
         return false;
-    return (prev != 0 && prev < UINT64_MAX && sc_one_bit((prev + 1) ^ blk)) ||
-           (next > 1 && sc_one_bit((next - 1) ^ blk));
+    uint64_t cand[4];
+    run_cands(&nb, cand);
+    for (int i = 0; i < 4; i++)
+        if (cand[i] != 0 && sc_one_bit(cand[i] ^ blk))
+            return true;
+    return false;
 }
 
 /* The block that would continue the run of file block k - 1 (from) or
@@ -182,7 +215,8 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
      * none: the run the other side would make is no sign of a flip. */
     if (in_run(x, k, blk))
         return 0;
-    return run_alt(r, k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk, left_over_fn, r);
+    struct nbrs nb = file_nbrs(x, k);
+    return run_alt(r, &nb, blk, left_over_fn, r);
 }
 
 /* Does x, in state holder, map blk at file block k, inside its size? */
@@ -381,7 +415,9 @@ uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, 
     const struct lanyfs_geom *g = &r->g;
     if (sc_slot_in_run(g, eb, k, s))
         return 0;
-    uint64_t alt = run_alt(r, slot_before(g, eb, k), slot_after(g, eb, k), s, fits, ctx);
+    struct nbrs nb = {k > 1 ? lanyfs_ext_slot(g, eb, k - 2) : 0, slot_before(g, eb, k),
+                      slot_after(g, eb, k), k + 2 < g->extmax ? lanyfs_ext_slot(g, eb, k + 2) : 0};
+    uint64_t alt = run_alt(r, &nb, s, fits, ctx);
     struct lanyfs_entry e;
     if (alt == 0 || sc_read(r, alt, b, NULL) != LANYFS_OK ||
         sc_probe_entry(g, r->dev_blocks, b, &e) || sc_probe_extender(g, r->dev_blocks, b))
