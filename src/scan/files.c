@@ -391,7 +391,8 @@ static bool made_after(const struct lanyfs_entry *e, const struct scan_entry *x)
  * orphan's block as readily as any other, where the correct writer frees
  * a deleted file's extenders with it, so an old entry the block held
  * before the file took it has no such tree.  (The 2012 driver never frees
- * extenders, SPEC-9.4: a deleted entry's tree is left unreached.)
+ * extenders, SPEC-9.4: a deleted entry's tree is left unreached; there it
+ * takes a slot that reads as a flipped empty one, flipped_empty.)
  */
 static bool own_tree(struct scan_result *r, const struct lanyfs_entry *en, uint64_t blk,
                      uint8_t *b)
@@ -406,11 +407,30 @@ static bool own_tree(struct scan_result *r, const struct lanyfs_entry *en, uint6
     return sc_probe_entry(&r->g, r->dev_blocks, b, &sub);
 }
 
+/*
+ * Is the excess slot e one bit set in an empty slot: a power of two with
+ * empty slots on both sides (b: a block buffer)?  A rewrite's leftover
+ * names a block of the file's old map, at random; one flipped bit past the
+ * size names a power of two among zeros.  Then an entry there with its own
+ * tree is an orphan on the 2012 driver's media too (2012:732 state 2311,
+ * bit 4 of byte 63 of block 164: slot 29 of a0082.odt's extender went from
+ * 0 to 16, the orphaned Data.0016.odt's entry).
+ */
+static bool flipped_empty(struct scan_result *r, const struct sc_excess *e, uint8_t *b)
+{
+    const struct lanyfs_geom *g = &r->g;
+    if (!sc_one_bit(e->blk) || sc_read(r, e->parent, b, NULL) != LANYFS_OK)
+        return false;
+    return (e->slot == 0 || lanyfs_ext_slot(g, b, e->slot - 1) == 0) &&
+           (e->slot + 1 >= g->extmax || lanyfs_ext_slot(g, b, e->slot + 1) == 0);
+}
+
 static bool claim_excess(struct scan_result *r)
 {
     bool ok = true;
     uint8_t *b = r->nexcess > 0 ? malloc(r->g.blocksize) : NULL;
-    if (r->nexcess > 0 && b == NULL)
+    uint8_t *b2 = r->nexcess > 0 ? malloc(r->g.blocksize) : NULL;
+    if (r->nexcess > 0 && (b == NULL || b2 == NULL))
         ok = sc_oom(r);
     bool driver = r->nexcess > 0 && sc_driver_files(r);
     for (size_t i = 0; i < r->nexcess && ok; i++) {
@@ -428,7 +448,8 @@ static bool claim_excess(struct scan_result *r)
         if (x == NULL || (c != NULL && c->cls == SCAN_BLK_UNKNOWN && c->owner == 0 &&
                           sc_read(r, e->blk, b, NULL) == LANYFS_OK &&
                           ((sc_probe_entry(&r->g, r->dev_blocks, b, &en) &&
-                            (made_after(&en, x) || (!driver && own_tree(r, &en, e->blk, b)))) ||
+                            (made_after(&en, x) || ((!driver || flipped_empty(r, e, b2)) &&
+                                                    own_tree(r, &en, e->blk, b)))) ||
                            sc_probe_extender(&r->g, r->dev_blocks, b))))
             continue;
         struct fwalk w = {.r = r, .id = e->id, .mode = SC_FILE_LIVE, .needed = x->blocks_needed};
@@ -437,6 +458,7 @@ static bool claim_excess(struct scan_result *r)
         ok = !sc_stopped(r);
     }
     free(b);
+    free(b2);
     free(r->excess);
     r->excess = NULL;
     r->nexcess = r->excess_cap = 0;
