@@ -205,8 +205,10 @@ static bool run_of_own(struct scan_result *r, const uint8_t *b, uint32_t k, uint
         return false;
     uint64_t before = k > 0 ? lanyfs_ext_slot(g, b, k - 1) : 0;
     uint64_t after = k + 1 < g->extmax ? lanyfs_ext_slot(g, b, k + 1) : 0;
-    return (before != 0 && before + 1 == s && before < r->nblocks && !held(r, before, NULL)) ||
-           (after != 0 && after == s + 1 && after < r->nblocks && !held(r, after, NULL));
+    return (before != 0 && (before + 1 == s || before == s + 1) && before < r->nblocks &&
+            !held(r, before, NULL)) ||
+           (after != 0 && (after == s + 1 || after + 1 == s) && after < r->nblocks &&
+            !held(r, after, NULL));
 }
 
 /* The live file tops that slot k of extender b, naming s, counts as held:
@@ -606,14 +608,19 @@ static bool is_child(const struct scan_result *r, uint64_t s, unsigned level)
  * and 596, the top of the write of /old17/m19/Data.0039.odt, named 595 as
  * its first data block; 595 then hid the write behind 255 holes).
  */
+/* The children named_back reads at most, so that a crafted image of many
+ * upper extenders costs a few reads each, not a pass over their slots. */
+#define NAMED_BACK_READS 4
+
 static bool named_back(struct scan_result *r, uint64_t blk, const uint8_t *b, uint8_t *s)
 {
     const struct lanyfs_geom *g = &r->g;
-    unsigned level = r->map[blk].index;
-    for (uint32_t k = 0; k < g->extmax; k++) {
+    unsigned level = r->map[blk].index, reads = 0;
+    for (uint32_t k = 0; k < g->extmax && reads < NAMED_BACK_READS; k++) {
         uint64_t c = lanyfs_ext_slot(g, b, k);
-        if (c == 0 || c == blk || c >= r->nblocks || !is_child(r, c, level) ||
-            sc_read(r, c, s, NULL) != LANYFS_OK)
+        if (c == 0 || c == blk || c >= r->nblocks || !is_child(r, c, level))
+            continue;
+        if (reads++, sc_read(r, c, s, NULL) != LANYFS_OK)
             continue;
         for (uint32_t j = 0; j < g->extmax; j++)
             if (lanyfs_ext_slot(g, s, j) == blk)
