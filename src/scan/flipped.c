@@ -555,11 +555,57 @@ bool sc_flip_hole_tops(struct scan_result *r)
  * (EXT_SLOT_FLIPPED), the listed block stays free, and the claim's finding
  * is withdrawn: the free list was right.
  */
+static int cmp_listed(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The blocks live files map that the free list lists (FREE_SLOT_IN_USE,
+ * as the finding or its alternative), sorted, in *out (NULL for none);
+ * false without the memory. */
+static bool listed_mapped(struct scan_result *r, uint64_t **out, size_t *n)
+{
+    uint64_t *v = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
+        const struct scan_finding *u = f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
+                                       : a->code == SCAN_PR_FREE_SLOT_IN_USE ? a
+                                                                             : NULL;
+        if (u == NULL)
+            continue;
+        if (*n == cap) {
+            uint64_t *nv = sc_grow(v, &cap, sizeof(*nv), 16);
+            if (nv == NULL) {
+                free(v);
+                *n = 0;
+                return sc_oom(r);
+            }
+            v = nv;
+        }
+        v[(*n)++] = u->block2;
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof(*v), cmp_listed);
+    *out = v;
+    return true;
+}
+
+static bool is_listed(const uint64_t *v, size_t n, uint64_t blk)
+{
+    return blk != 0 && n > 0 && bsearch(&blk, v, n, sizeof(*v), cmp_listed) != NULL;
+}
+
 bool sc_flip_free_claims(struct scan_result *r)
 {
-    size_t n = r->nfindings;
+    size_t n = r->nfindings, nlisted;
     uint8_t *b = NULL, *eb = NULL;
     bool ok = false;
+    uint64_t *listed = NULL;
+    if (!listed_mapped(r, &listed, &nlisted))
+        return false;
     for (size_t i = 0; i < n; i++) {
         const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
         const struct scan_finding *u = f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
@@ -575,6 +621,13 @@ bool sc_flip_free_claims(struct scan_result *r)
         struct sc_aux *xa = sc_aux(r, c->owner);
         uint64_t k = c->index;
         if (xa == NULL || !maps_at(x, SCAN_ENTRY_LIVE, k, blk))
+            continue;
+        /* Its blocks beside it listed too: a map the driver went on using
+         * after it freed it (MARK_STALE_TREE), not a flipped slot
+         * (2012:732 state 2311, block 32 zeroed: IMG_0017.tar.gz maps 28-31
+         * and 34, all listed; 32 came free, and its slot moved there). */
+        if ((k > 0 && is_listed(listed, nlisted, data_at(x, k - 1))) ||
+            is_listed(listed, nlisted, data_at(x, k + 1)))
             continue;
         uint64_t alt = run_block(r, x, k, blk);
         if (alt == 0)
@@ -608,5 +661,6 @@ bool sc_flip_free_claims(struct scan_result *r)
 out:
     free(b);
     free(eb);
+    free(listed);
     return ok;
 }
