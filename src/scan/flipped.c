@@ -561,6 +561,16 @@ static int cmp_listed(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Finding i if it says FREE_SLOT_IN_USE, as itself or its alternative;
+ * NULL when not. */
+static const struct scan_finding *free_in_use(const struct scan_result *r, size_t i)
+{
+    const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
+    return f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
+           : a->code == SCAN_PR_FREE_SLOT_IN_USE ? a
+                                                 : NULL;
+}
+
 /* The blocks live files map that the free list lists (FREE_SLOT_IN_USE,
  * as the finding or its alternative), sorted, in *out (NULL for none);
  * false without the memory. */
@@ -570,10 +580,7 @@ static bool listed_mapped(struct scan_result *r, uint64_t **out, size_t *n)
     size_t cap = 0;
     *n = 0;
     for (size_t i = 0; i < r->nfindings; i++) {
-        const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
-        const struct scan_finding *u = f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
-                                       : a->code == SCAN_PR_FREE_SLOT_IN_USE ? a
-                                                                             : NULL;
+        const struct scan_finding *u = free_in_use(r, i);
         if (u == NULL)
             continue;
         if (*n == cap) {
@@ -607,10 +614,7 @@ bool sc_flip_free_claims(struct scan_result *r)
     if (!listed_mapped(r, &listed, &nlisted))
         return false;
     for (size_t i = 0; i < n; i++) {
-        const struct scan_finding *f = &r->findings[i], *a = &r->alt[i];
-        const struct scan_finding *u = f->code == SCAN_PR_FREE_SLOT_IN_USE   ? f
-                                       : a->code == SCAN_PR_FREE_SLOT_IN_USE ? a
-                                                                             : NULL;
+        const struct scan_finding *u = free_in_use(r, i);
         if (u == NULL)
             continue;
         uint64_t blk = u->block2, chain = u->block;
