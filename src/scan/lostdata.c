@@ -404,7 +404,11 @@ static bool data_free(struct scan_result *r, const struct scan_block *c, bool un
  * counter rules out lists (sc_free_doubted), alone or not: 2012:632 state
  * 328, bit 3 of byte 2372 of chain block 2 flipped, slot 1178 of a block
  * written 92 times, far past its last filled slot (508), listed block 8,
- * the one data block of a lost write.
+ * the one data block of a lost write.  And so does one a chain slot one
+ * bit off the run of the slots beside it lists (run_flipped, freelist.c:
+ * correct:717 state 8544, bit 2 of byte 230 of chain block 247 flipped,
+ * slot 107 went from 356, between 355 and 357, to 352, a lost write's
+ * block that no slot of its tree names beside others).
  */
 static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t k, uint64_t s)
 {
@@ -413,7 +417,7 @@ static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t
     if (c->cls != SCAN_BLK_FREE || c->owner != 0 ||
         (c->flags & (SCAN_BF_SHARED | SCAN_BF_DRIVER | SC_BF_LINKED)))
         return false;
-    if (sc_free_doubted(r, s))
+    if (sc_free_doubted(r, s) || sc_cellbits_get(&r->run_flipped, s))
         return true;
     bool left = k > 0 && s > 1 && lanyfs_ext_slot(g, b, k - 1) == s - 1 &&
                 r->map[s - 1].cls != SCAN_BLK_FREE;
