@@ -141,15 +141,29 @@ static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
     return false;
 }
 
+/* Did the scan give blk to an entry other than w's: an orphaned or
+ * deleted file's own block, extender or data? */
+static bool other_entry_block(const struct fwalk *w, uint64_t blk)
+{
+    const struct scan_block *map = scan_blocks(w->c->scan);
+    return blk < scan_block_count(w->c->scan) && map[blk].owner != 0 &&
+           map[blk].owner != w->t->sid;
+}
+
 /* May the file that takes a lost tree claim blk at file block fb?  Not
  * when the scan gave blk to another lost tree: an old extender's slots
- * may name that tree's blocks.  A block the scan left out of every tree
- * (one the free list names, a leaked block a mark explains) the file's
- * own walk may keep. */
+ * may name that tree's blocks; nor when it gave it to another file (an
+ * orphan's data): the write took a freed file's blocks and its data
+ * never landed there (correct:753 state 5577, bit 6 of byte 9 of chain
+ * block 1010 flipped: the list read as cut, /a0002.jpg came back as an
+ * orphan, and /notes-0092.txt's write, which had taken its blocks, took
+ * them again, both files mapping them after the repair).  A block the
+ * scan left out of every tree (one the free list names, a leaked block a
+ * mark explains) the file's own walk may keep. */
 static bool tree_gives(const struct fwalk *w, uint64_t fb, uint64_t blk)
 {
     return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk) ||
-           !other_tree_data(w->c, blk, w->lt->top);
+           (!other_tree_data(w->c, blk, w->lt->top) && !other_entry_block(w, blk));
 }
 
 static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
@@ -431,7 +445,7 @@ static struct ref build_ext(struct fwalk *w, uint64_t blk, unsigned level, uint6
             } else if (mine(w, v, w->dkind)) {
                 /* ours */
             } else if (other_file(w, v)) {
-                if (w->t->adopted && w->allowed && !orphans_share(w, v))
+                if (w->t->adopted && w->allowed && (!orphans_share(w, v) || !tree_gives(w, fb, v)))
                     nv[i].blk = 0; /* another file's block: not the lost tree's */
                 else if (c->allow_clone)
                     nv[i] = copy_data(w, v);
