@@ -734,7 +734,9 @@ static enum lanyfs_err add_lost_files(struct fsck_ctx *c, const struct scan_resu
 }
 
 /* EXT_SLOT_FLIPPED: the file maps the block of its run at that slot;
- * EXT_HOLE_FLIPPED (value 0): the slot is a hole again. */
+ * EXT_HOLE_FLIPPED (value 0): the slot is a hole again; so is a data slot
+ * at a block that is no data of the file (EXT_SLOT_METADATA, value 0),
+ * another file's extender among them, which the build would copy. */
 static void add_fix(struct fsck_ctx *c, const struct scan_finding *f)
 {
     if (f->block >= c->nblocks || f->value >= c->nblocks || f->count >= c->g.extmax)
@@ -790,7 +792,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
         else if (strcmp(pi->name, "TORN_SECTORS") == 0)
             t->marks |= FSCK_M_TORN;
         else if ((strcmp(pi->name, "EXT_SLOT_FLIPPED") == 0 ||
-                  strcmp(pi->name, "EXT_HOLE_FLIPPED") == 0) &&
+                  strcmp(pi->name, "EXT_HOLE_FLIPPED") == 0 ||
+                  strcmp(pi->name, "EXT_SLOT_METADATA") == 0) &&
                  t->file_allowed)
             add_fix(c, &fs[i]);
         else if (strcmp(pi->name, "FILE_DATA_FLIPPED") == 0 && t->file_allowed)

@@ -225,6 +225,12 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         snprintf(claim, sizeof(claim), "the tree of %s", fpath(w));
         if (sc_flip_release(r, blk, claim, ext || w->in_run, NULL, NULL))
             r->map[blk].cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
+        else if (ext) {
+            /* It read as an extender: the data slot gives it up (flipped.c). */
+            snprintf(claim, sizeof(claim), "an extender of %s", fpath(w));
+            if (!sc_data_slot_gives(r, blk, claim) && sc_stopped(r))
+                return false;
+        }
     }
     enum sc_claim got = sc_claim(r, blk, cls, w->id, index);
     if (got == SC_CLAIM_OK)
@@ -250,6 +256,18 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
         *held = false;
         take_it = true;
         break;
+    case SCAN_BLK_EXTENDER:
+        if (ext || parent == 0 || c->owner == w->id) {
+            f = (struct scan_finding){.code = SCAN_PR_BLOCK_SHARED, .entry = w->id, .block = blk};
+            break;
+        }
+        /* A data slot onto another file's extender holds none of this
+         * file's bytes (sc_data_slot_gives): a hole. */
+        *held = false;
+        f.code = SCAN_PR_EXT_SLOT_METADATA;
+        if (!sc_report(r, &f, fpath(w), "%s", what))
+            return false;
+        return false;
     case SCAN_BLK_SUPER:
     case SCAN_BLK_CHAIN:
     case SCAN_BLK_DIR:

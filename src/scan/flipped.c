@@ -402,6 +402,54 @@ out:
     return moved;
 }
 
+/*
+ * A block a live file maps as data, which another live file's walk
+ * reaches as an extender (it read as one, of the level its parent needs):
+ * the extender's claim stands.  No writer hands an extender's block out
+ * as data while its tree maps it: the 2012 driver frees no extender
+ * (SPEC-9.4), and a block the correct writer freed and handed out again
+ * holds the new owner's bytes once its write lands; so the data slot is a
+ * flipped bit, or a write over a freed extender that never landed, and
+ * either way the block holds none of the file's bytes.  The slot becomes
+ * a hole (EXT_SLOT_METADATA); before, the first walk kept the block, and
+ * the other file lost the whole subtree below it (correct:753 state
+ * 5577, bit 4 of byte 9 of block 663 flipped: a slot of /IMG_0063.jpg
+ * went from 697 to 681, the top extender of /old23/Zz74/a0079.bin).
+ */
+bool sc_data_slot_gives(struct scan_result *r, uint64_t blk, const char *claimant)
+{
+    struct scan_block *c = sc_cell(r, blk);
+    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
+        return false;
+    struct scan_entry *x = sc_entry(r, c->owner);
+    struct sc_aux *a = sc_aux(r, c->owner);
+    uint64_t k = c->index;
+    if (a == NULL || !maps_at(x, SCAN_ENTRY_LIVE, k, blk))
+        return false;
+    uint8_t *eb = malloc(r->g.blocksize);
+    uint64_t ext;
+    uint32_t slot;
+    if (eb == NULL)
+        return sc_oom(r);
+    bool found = sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot);
+    free(eb);
+    if (!found)
+        return false;
+    x->blocks_mapped -= x->blocks_mapped > 0;
+    x->blocks_intact -= x->blocks_intact > 0;
+    a->holes++;
+    remap(r, x, k, 0, SCAN_BLK_DATA);
+    c->cls = SCAN_BLK_UNKNOWN; /* as no walk reached it */
+    c->flags &= (uint8_t)~SC_BF_CHECKED;
+    c->owner = 0;
+    c->index = 0;
+    sc_report(r,
+              &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_METADATA, .entry = x->id,
+                                     .block = ext, .count = slot, .block2 = blk},
+              x->path, "%s", claimant);
+    return !sc_stopped(r);
+}
+
 /* Slot k's neighbour slots in the level-0 extender eb (0: none). */
 static uint64_t slot_before(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k)
 {

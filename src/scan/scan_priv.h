@@ -679,6 +679,10 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 typedef bool (*sc_names_fn)(const void *ctx, uint64_t blk);
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
                      sc_names_fn lone_skip, const void *ctx);
+/* Another live file's walk takes blk, which a live file maps as data, as
+ * an extender (claimant names it): the file's slot becomes a hole
+ * (EXT_SLOT_METADATA) and blk is unowned again.  True when it did. */
+bool sc_data_slot_gives(struct scan_result *r, uint64_t blk, const char *claimant);
 /* Does slot k of the level-0 extender eb, naming s, continue a run with a
  * neighbour slot? */
 bool sc_slot_in_run(const struct lanyfs_geom *g, const uint8_t *eb, uint32_t k, uint64_t s);
