@@ -253,6 +253,8 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
                                   .block = c->index, .block2 = blk};
         snprintf(what, sizeof(what), "%s", fpath(w));
         sc_claim_over(r, blk, cls, w->id, index);
+        if (!sc_cellbits_set(r, &r->listed_taken, blk))
+            return sc_oom(r);
         *held = false;
         take_it = true;
         break;

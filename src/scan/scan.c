@@ -169,6 +169,7 @@ void scan_result_free(struct scan_result *r)
     sc_cellbits_free(&r->free_doubted);
     sc_cellbits_free(&r->cut_listed);
     sc_cellbits_free(&r->run_flipped);
+    sc_cellbits_free(&r->listed_taken);
     sc_cellbits_free(&r->ext_named);
     free(r->map);
     if (r->own_fs)

@@ -192,6 +192,8 @@ struct scan_result {
                                       * rules out (freelist.c) */
     struct sc_cellbits run_flipped; /* blocks listed by a chain slot one bit off the run
                                      * of its neighbours (lostdata.c) */
+    struct sc_cellbits listed_taken; /* listed blocks a live file's walk took over
+                                      * (FREE_SLOT_IN_USE, files.c) */
     struct sc_cellbits cut_listed; /* blocks a leaked chain-like block lists: a list the
                                     * driver cut off (SPEC-9.3), marked by marks.c later
                                     * (sweep.c) */
