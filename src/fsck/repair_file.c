@@ -142,12 +142,19 @@ static bool other_tree_data(struct fsck_ctx *c, uint64_t blk, uint64_t top)
 }
 
 /* Did the scan give blk to an entry other than w's: an orphaned or
- * deleted file's own block, extender or data? */
+ * deleted file's own block, extender or data?  Not a data block that
+ * entry maps only past its size: that holds none of its bytes. */
 static bool other_entry_block(const struct fwalk *w, uint64_t blk)
 {
-    const struct scan_block *map = scan_blocks(w->c->scan);
-    return blk < scan_block_count(w->c->scan) && map[blk].owner != 0 &&
-           map[blk].owner != w->t->sid;
+    const struct scan_result *r = w->c->scan;
+    const struct scan_block *map = scan_blocks(r);
+    if (blk >= scan_block_count(r) || map[blk].owner == 0 || map[blk].owner == w->t->sid)
+        return false;
+    const struct scan_entry *ents;
+    size_t n = scan_entries(r, &ents);
+    const struct scan_block *m = &map[blk];
+    bool data = m->cls == SCAN_BLK_DATA || m->cls == SCAN_BLK_LEAKED;
+    return !(data && m->owner <= n && m->index >= ents[m->owner - 1].blocks_needed);
 }
 
 /* May the file that takes a lost tree claim blk at file block fb?  Not
