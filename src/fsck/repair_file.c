@@ -157,28 +157,20 @@ static bool other_entry_block(const struct fwalk *w, uint64_t blk)
     return !(data && m->owner <= n && m->index >= ents[m->owner - 1].blocks_needed);
 }
 
-/* May the file that takes a lost tree claim blk at file block fb?  The
- * blocks the scan gave the tree, always.  A new file of /lost+found made of
- * a tree whose file is not known (LOST_DATA_TREE) takes no other: the scan
- * weighed each slot of an old extender, and a block it left out, listed or
- * leaked, holds no bytes the tree's write is known to have put there
- * (correct:769 state 10541: the old extender 1514 named 250 listed blocks
- * of a freed file, which the file made of it took, so one flipped chain
- * slot, unlisting one of them, changed the file).  A file whose write the
- * tree is (UNLINKED_FILE_DATA) keeps what else its own walk meets, but not
- * a block the scan gave another lost tree (an old extender's slots may
- * name that tree's blocks), nor one it gave another file (an orphan's
- * data): the write took a freed file's blocks and its data never landed
- * there (correct:753 state 5577, bit 6 of byte 9 of chain block 1010
- * flipped: the list read as cut, /a0002.jpg came back as an orphan, and
- * /notes-0092.txt's write, which had taken its blocks, took them again,
- * both files mapping them after the repair).  Any other block (one the
- * free list names, a leaked one) its own walk may keep. */
+/* May the file that takes a lost tree claim blk at file block fb?  Not
+ * when the scan gave blk to another lost tree: an old extender's slots
+ * may name that tree's blocks; nor when it gave it to another file (an
+ * orphan's data): the write took a freed file's blocks and its data
+ * never landed there (correct:753 state 5577, bit 6 of byte 9 of chain
+ * block 1010 flipped: the list read as cut, /a0002.jpg came back as an
+ * orphan, and /notes-0092.txt's write, which had taken its blocks, took
+ * them again, both files mapping them after the repair).  A block the
+ * scan left out of every tree (one the free list names, a leaked block a
+ * mark explains) the file's own walk may keep. */
 static bool tree_gives(const struct fwalk *w, uint64_t fb, uint64_t blk)
 {
     return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk) ||
-           (w->t->sid != 0 && !other_tree_data(w->c, blk, w->lt->top) &&
-            !other_entry_block(w, blk));
+           (!other_tree_data(w->c, blk, w->lt->top) && !other_entry_block(w, blk));
 }
 
 static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
