@@ -267,8 +267,7 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
          * file's bytes (sc_data_slot_gives): a hole. */
         *held = false;
         f.code = SCAN_PR_EXT_SLOT_METADATA;
-        if (!sc_report(r, &f, fpath(w), "%s", what))
-            return false;
+        sc_report(r, &f, fpath(w), "%s", what); /* a failure stops the scan */
         return false;
     case SCAN_BLK_SUPER:
     case SCAN_BLK_CHAIN:

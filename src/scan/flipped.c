@@ -538,6 +538,22 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
     return q;
 }
 
+/* Does a slot of the extender in b name a block x holds?  Then b is x's
+ * own data holding an old extender of blocks x took after it, not a lost
+ * write's top (correct:764 state 7524, chain block 487 zeroed: block 776
+ * of /docs22/src16/DCIM42/photos 201244/zz0125.txt read as an extender of
+ * 777-779, the file's blocks before it, and its slot moved to 780, which
+ * the lost list no longer listed). */
+static bool names_own(const struct scan_result *r, const struct scan_entry *x, const uint8_t *b)
+{
+    for (uint32_t k = 0; k < r->g.extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
+        if (s != 0 && s < r->nblocks && r->map[s].owner == x->id)
+            return true;
+    }
+    return false;
+}
+
 /*
  * Live files' slots that one flipped bit moved from a hole onto a block
  * that reads as an extender mapping data, after the live walks and before
@@ -558,22 +574,6 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
  * file's extender went from 43, between 25 and 44, to 59, the top of
  * /a0164's lost write, which came out empty.
  */
-/* Does a slot of the extender in b name a block x holds?  Then b is x's
- * own data holding an old extender of blocks x took after it, not a lost
- * write's top (correct:764 state 7524, chain block 487 zeroed: block 776
- * of /docs22/src16/DCIM42/photos 201244/zz0125.txt read as an extender of
- * 777-779, the file's blocks before it, and its slot moved to 780, which
- * the lost list no longer listed). */
-static bool names_own(const struct scan_result *r, const struct scan_entry *x, const uint8_t *b)
-{
-    for (uint32_t k = 0; k < r->g.extmax; k++) {
-        uint64_t s = lanyfs_ext_slot(&r->g, b, k);
-        if (s != 0 && s < r->nblocks && r->map[s].owner == x->id)
-            return true;
-    }
-    return false;
-}
-
 bool sc_flip_hole_tops(struct scan_result *r)
 {
     uint8_t *b = NULL, *eb = NULL;

@@ -149,6 +149,18 @@ static void set_bit(uint64_t *set, uint64_t b)
     set[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
+/* Does blk read as zeros?  (A block whose window cannot be read: no.) */
+static bool blank(struct scan_result *r, uint64_t blk)
+{
+    const uint8_t *w = sc_window(r, blk);
+    if (w == NULL)
+        return false;
+    for (uint32_t i = 0; i < r->g.blocksize; i++)
+        if (w[i] != 0)
+            return false;
+    return true;
+}
+
 /* A block a live structure or an orphaned file holds: a slot naming it
  * cannot be a lost write's.  (An orphan lost its link, not its blocks: no
  * write took them since, whatever damage cut the link.)  So does a live
@@ -169,17 +181,6 @@ static void set_bit(uint64_t *set, uint64_t b)
  * slot named it, stopped naming a held block, went before the cut-off
  * write of /IMG_0133.txt, and took 13 of its blocks).  Not one that holds
  * bytes: the driver's stale links name blocks that later writes took. */
-static bool blank(struct scan_result *r, uint64_t blk)
-{
-    const uint8_t *w = sc_window(r, blk);
-    if (w == NULL)
-        return false;
-    for (uint32_t i = 0; i < r->g.blocksize; i++)
-        if (w[i] != 0)
-            return false;
-    return true;
-}
-
 static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
 {
     const struct scan_block *c = &r->map[blk];
@@ -418,6 +419,16 @@ static bool data_free(struct scan_result *r, const struct scan_block *c, bool un
            (unknown_ok && free_for_tree(c, SCAN_BLK_UNKNOWN));
 }
 
+/* Does the free list list blk, though a live file may have taken it since
+ * (FREE_SLOT_IN_USE)?  Such a neighbour is no sign that the write's pop
+ * landed (correct:763 state 6073, bit 2 of byte 120 of block 307 flipped:
+ * a hole past /zz0007.odt's size went to 1024, and the lost tree at 1017
+ * took the listed 1023 and 1025 beside it). */
+static bool listed(const struct scan_result *r, uint64_t blk)
+{
+    return r->map[blk].cls == SCAN_BLK_FREE || sc_cellbits_get(&r->listed_taken, blk);
+}
+
 /*
  * Block s, which slot k of the level-0 extender b maps, is one the free list
  * lists, while the tree maps it in a run of its own slots whose neighbour
@@ -435,16 +446,6 @@ static bool data_free(struct scan_result *r, const struct scan_block *c, bool un
  * slot 107 went from 356, between 355 and 357, to 352, a lost write's
  * block that no slot of its tree names beside others).
  */
-/* Does the free list list blk, though a live file may have taken it since
- * (FREE_SLOT_IN_USE)?  Such a neighbour is no sign that the write's pop
- * landed (correct:763 state 6073, bit 2 of byte 120 of block 307 flipped:
- * a hole past /zz0007.odt's size went to 1024, and the lost tree at 1017
- * took the listed 1023 and 1025 beside it). */
-static bool listed(const struct scan_result *r, uint64_t blk)
-{
-    return r->map[blk].cls == SCAN_BLK_FREE || sc_cellbits_get(&r->listed_taken, blk);
-}
-
 static bool listed_alone(const struct scan_result *r, const uint8_t *b, uint32_t k, uint64_t s)
 {
     const struct lanyfs_geom *g = &r->g;
