@@ -131,6 +131,23 @@ static bool continues(uint64_t prev, uint64_t next, uint64_t s)
            (has_next && (s + 1 == next || s == next + 1));
 }
 
+/* Does s continue a run with a neighbour, as continues() says, where the
+ * neighbours do not leave one block between them for it?  Neighbours two
+ * apart make one run with the block between them; a slot next to one of
+ * them but not that block is a flip onto the run's far side (2012:780
+ * state 3685, bit 1 of byte 9 of block 377 flipped: slot 2 of the write
+ * at 377 went from 380, between 379 and 381, to 382, the first block of
+ * the lost write at 3, and took it, since 382 and 381 make a run). */
+static bool continues_run(uint64_t prev, uint64_t next, uint64_t s)
+{
+    bool both = prev != 0 && prev < UINT64_MAX && next != 0 && next < UINT64_MAX;
+    uint64_t gap = !both                  ? 0
+                   : prev <= UINT64_MAX - 2 && prev + 2 == next ? prev + 1
+                   : next <= UINT64_MAX - 2 && next + 2 == prev ? next + 1
+                                                                : 0;
+    return continues(prev, next, s) && (gap == 0 || gap == s);
+}
+
 /* A slot's neighbours: the blocks one and two places before and after
  * it, 0 for none (or a hole). */
 struct nbrs {
@@ -204,7 +221,7 @@ bool sc_breaks_run(const uint64_t *d, uint64_t n, uint64_t k)
     uint64_t blk = k < n ? d[k] : 0;
     struct nbrs nb = {k > 1 && k - 2 < n ? d[k - 2] : 0, k > 0 && k - 1 < n ? d[k - 1] : 0,
                       k + 1 < n ? d[k + 1] : 0, k + 2 < n ? d[k + 2] : 0};
-    if (blk == 0 || continues(nb.prev, nb.next, blk))
+    if (blk == 0 || continues_run(nb.prev, nb.next, blk))
         return false;
     uint64_t cand[4];
     run_cands(&nb, cand);
@@ -222,7 +239,7 @@ static uint64_t run_block(struct scan_result *r, const struct scan_entry *x, uin
 {
     /* A slot that already continues a run with either neighbour breaks
      * none: the run the other side would make is no sign of a flip. */
-    if (in_run(x, k, blk))
+    if (continues_run(k > 0 ? data_at(x, k - 1) : 0, data_at(x, k + 1), blk))
         return 0;
     struct nbrs nb = file_nbrs(x, k);
     return run_alt(r, &nb, blk, left_over_fn, r);
@@ -479,7 +496,7 @@ uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, 
                           sc_names_fn fits, const void *ctx, uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
-    if (sc_slot_in_run(g, eb, k, s))
+    if (continues_run(slot_before(g, eb, k), slot_after(g, eb, k), s))
         return 0;
     struct nbrs nb = {k > 1 ? lanyfs_ext_slot(g, eb, k - 2) : 0, slot_before(g, eb, k),
                       slot_after(g, eb, k), k + 2 < g->extmax ? lanyfs_ext_slot(g, eb, k + 2) : 0};
