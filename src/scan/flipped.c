@@ -284,6 +284,24 @@ static void remap(struct scan_result *r, struct scan_entry *x, uint64_t k, uint6
     x->data[k] = alt;
 }
 
+/* x maps alt at file block k from now on instead of the block of cell c
+ * (alt 0: a hole, one block fewer mapped), and c is nobody's again, of
+ * class left_as. */
+static void move_off(struct scan_result *r, struct scan_entry *x, struct sc_aux *a, uint64_t k,
+                     uint64_t alt, struct scan_block *c, enum scan_class left_as)
+{
+    if (alt == 0) {
+        x->blocks_mapped -= x->blocks_mapped > 0;
+        x->blocks_intact -= x->blocks_intact > 0;
+        a->holes++;
+    }
+    remap(r, x, k, alt, (enum scan_class)c->cls);
+    c->cls = (uint8_t)left_as;
+    c->flags &= (uint8_t)~SC_BF_CHECKED;
+    c->owner = 0;
+    c->index = 0;
+}
+
 /* How far v lies from the nearer of x's blocks beside file block k
  * (UINT64_MAX when neither is mapped).  Before file block 0 lies the
  * file's top extender, which a write allocates just before its first
@@ -405,16 +423,8 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
     }
     if (!alt_fits(r, x, a, k, blk, alt, b, eb, &ext, &slot))
         goto out;
-    if (to_hole) {
-        x->blocks_mapped -= x->blocks_mapped > 0;
-        x->blocks_intact -= x->blocks_intact > 0;
-        a->holes++;
-    }
-    remap(r, x, k, alt, (enum scan_class)c->cls);
-    c->cls = r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN; /* as the sweep left it */
-    c->flags &= (uint8_t)~SC_BF_CHECKED;
-    c->owner = 0;
-    c->index = 0;
+    /* as the sweep left it */
+    move_off(r, x, a, k, alt, c, r->free_complete ? SCAN_BLK_LEAKED : SCAN_BLK_UNKNOWN);
     moved = true;
     sc_report(r,
               &(struct scan_finding){.code = to_hole ? SCAN_PR_EXT_HOLE_FLIPPED
@@ -461,14 +471,7 @@ bool sc_data_slot_gives(struct scan_result *r, uint64_t blk, const char *claiman
     free(eb);
     if (!found)
         return false;
-    x->blocks_mapped -= x->blocks_mapped > 0;
-    x->blocks_intact -= x->blocks_intact > 0;
-    a->holes++;
-    remap(r, x, k, 0, SCAN_BLK_DATA);
-    c->cls = SCAN_BLK_UNKNOWN; /* as no walk reached it */
-    c->flags &= (uint8_t)~SC_BF_CHECKED;
-    c->owner = 0;
-    c->index = 0;
+    move_off(r, x, a, k, 0, c, SCAN_BLK_UNKNOWN); /* as no walk reached it */
     sc_report(r,
               &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_METADATA, .entry = x->id,
                                      .block = ext, .count = slot, .block2 = blk},
@@ -621,16 +624,7 @@ bool sc_flip_hole_tops(struct scan_result *r)
                 (alt != 0 ? !alt_fits(r, x, a, k, blk, alt, b, eb, &ext, &slot)
                           : !sc_file_slot_of(r, x, a->top_level, k, blk, eb, &ext, &slot)))
                 continue;
-            if (alt == 0) {
-                x->blocks_mapped -= x->blocks_mapped > 0;
-                x->blocks_intact -= x->blocks_intact > 0;
-                a->holes++;
-            }
-            remap(r, x, k, alt, SCAN_BLK_DATA);
-            c->cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
-            c->flags &= (uint8_t)~SC_BF_CHECKED;
-            c->owner = 0;
-            c->index = 0;
+            move_off(r, x, a, k, alt, c, SCAN_BLK_UNKNOWN); /* no sweep yet: as no walk reached it */
             char what[64];
             snprintf(what, sizeof(what), "the extender tree at block %" PRIu64, blk);
             ok = sc_report(r,
