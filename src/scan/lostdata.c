@@ -809,7 +809,15 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
  * and its blocks, handed out again since, the paired write's
  * (correct:572 state 7787, chain block 496 zeroed: a deleted file's old
  * tree took 255 of /readme-0074.jpg's 348 blocks, because that write's
- * extender names blocks the live structures hold and went late).
+ * extender names blocks the live structures hold and went late).  But a
+ * top that a paired level-0 top's data slot names goes with the paired
+ * ones, in its round, when it is a level-0 top whose data blocks the
+ * paired top names too: the paired write's data never landed in that block,
+ * which still holds the extender of a file deleted before it, so that
+ * file's blocks after it, which the write took too, hold its data, not the
+ * write's (correct:786 state 9808, chain block 277 zeroed: the cut-off
+ * write of /old12/readme-0186.tar.gz took the deleted /IMG_0034.bin's
+ * extender 911 and its four data blocks, and mapped their bytes as its own).
  */
 static bool pass_late(bool broken, int pass)
 {
@@ -819,6 +827,47 @@ static bool pass_late(bool broken, int pass)
 static bool pass_paired(bool broken, int pass)
 {
     return broken ? pass < 2 : pass % 2 == 0;
+}
+
+/* The level-0 candidates that a data slot of a paired level-0 top names,
+ * with every data block they map named by that top's slots too (above). */
+static bool mark_named_by_paired(struct scan_result *r, const uint64_t *cands, size_t ncands,
+                                 const uint64_t *cand, uint64_t *by_paired, uint8_t *b,
+                                 uint8_t *cb)
+{
+    const struct lanyfs_geom *g = &r->g;
+    uint64_t *slots = malloc((size_t)g->extmax * sizeof(*slots));
+    if (slots == NULL)
+        return false;
+    for (size_t ci = 0; ci < ncands; ci++) {
+        uint64_t top = cands[ci];
+        if (r->map[top].index != 0 || tree_file(r, top) == 0 ||
+            sc_read(r, top, b, NULL) != LANYFS_OK)
+            continue;
+        size_t n = 0;
+        for (uint32_t k = 0; k < g->extmax; k++)
+            slots[n++] = lanyfs_ext_slot(g, b, k);
+        qsort(slots, n, sizeof(*slots), sc_cmp_u64);
+        for (uint32_t k = 0; k < g->extmax; k++) {
+            uint64_t s = lanyfs_ext_slot(g, b, k), t;
+            if (s == 0 || s == top || s >= r->nblocks || !bit(cand, s) || bit(by_paired, s) ||
+                r->map[s].index != 0 || sc_read(r, s, cb, NULL) != LANYFS_OK)
+                continue;
+            uint32_t j = 0, mapped = 0;
+            for (; j < g->extmax; j++) {
+                t = lanyfs_ext_slot(g, cb, j);
+                if (t == 0)
+                    continue;
+                if (t == s || bsearch(&t, slots, n, sizeof(*slots), sc_cmp_u64) == NULL)
+                    break;
+                mapped++;
+            }
+            if (j == g->extmax && mapped > 0)
+                set_bit(by_paired, s);
+        }
+    }
+    free(slots);
+    return true;
 }
 
 /* A deferred block no tree took yet, that its tree may take. */
@@ -1104,6 +1153,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *cand = calloc((size_t)words, sizeof(*cand));   /* the candidates (cands) */
     uint64_t *live_tops = calloc((size_t)words, sizeof(*live_tops)); /* held */
     uint64_t *deleted_tops = calloc((size_t)words, sizeof(*deleted_tops)); /* named deleted */
+    uint64_t *by_paired = calloc((size_t)words, sizeof(*by_paired)); /* mark_named_by_paired */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
@@ -1121,7 +1171,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool ok = false;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
         in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL ||
-        deleted_tops == NULL || bufs == NULL) {
+        deleted_tops == NULL || by_paired == NULL || bufs == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -1208,6 +1258,10 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         goto out;
     }
     bool broken = list_broken(r);
+    if (broken && !mark_named_by_paired(r, cands, ncands, cand, by_paired, b, bufs)) {
+        ok = sc_oom(r);
+        goto out;
+    }
     for (int pass = 0; pass < 4; pass++)
     for (int round = 0; round < (pass_late(broken, pass) ? 16 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
@@ -1229,7 +1283,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         bool paired = tree_file(r, blk) != 0;
         /* Within a round, a deleted file's own extender after the others. */
         int slot = late ? (round_of[ci] - 1) * 2 + bit(deleted_tops, blk) : 0;
-        if (late != pass_late(broken, pass) || paired != pass_paired(broken, pass) ||
+        if (late != pass_late(broken, pass) ||
+            (paired || bit(by_paired, blk)) != pass_paired(broken, pass) ||
             (late && slot != round))
             continue;
         size_t npairs;
@@ -1333,6 +1388,7 @@ out:
     free(yields);
     free(live_tops);
     free(deleted_tops);
+    free(by_paired);
     free(notop);
     free(seen);
     free(named);
