@@ -65,6 +65,24 @@ bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint
     return sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
 }
 
+/* The checks of sc_probe_entry past the type byte that a block whose type
+ * byte says entry may fail and still be one: a flipped bit or a torn
+ * write spoils one or two; data or junk that a damaged link names, most. */
+#define ENTRY_JUNK_FAILS 3
+
+bool sc_entry_junk(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                   const struct lanyfs_entry *e)
+{
+    unsigned fails = 0;
+    fails += e->name_len == 0 || e->name_len > LANYFS_NAME_MAX;
+    fails += !sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT);
+    fails += !sc_ts_ok(&e->created) || !sc_ts_ok(&e->modified);
+    fails += e->left >= dev_blocks || e->right >= dev_blocks || e->subtree >= dev_blocks;
+    fails += (e->attr & ~(uint16_t)0x000f) != 0;
+    fails += !sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
+    return fails >= ENTRY_JUNK_FAILS;
+}
+
 bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
 {
     struct lanyfs_chain_hdr h;

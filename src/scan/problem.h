@@ -156,7 +156,8 @@ enum scan_severity {
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \
       N_("clear the link"))                                                                     \
     X(TREE_PTR_TYPE, 0x010002, SCAN_SEV_ERROR, 0,                                               \
-      N_("{path}: block {block} links to block {block2} of type {value}, which is no entry"),   \
+      N_("{path}: block {block} links to block {block2}, which holds no entry (type byte "      \
+         "{value})"),                                                                           \
       N_("clear the link"))                                                                     \
     X(TREE_CYCLE, 0x010003, SCAN_SEV_ERROR, 0,                                                  \
       N_("{path}: block {block} links back to block {block2}: a cycle in the tree"),            \

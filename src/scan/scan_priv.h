@@ -474,6 +474,10 @@ bool sc_ts_seconds(const struct lanyfs_ts *ts, time_t *t);
  */
 bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
                     struct lanyfs_entry *e);
+/* Does b, whose type byte says entry, fail so many of an entry's checks
+ * that it holds none (data or junk a damaged link names)? */
+bool sc_entry_junk(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                   const struct lanyfs_entry *e);
 /*
  * The bytes look like a chain block: type 0x70 or 0x80, reserved bytes
  * 4..7 zero, next and every slot below dev_blocks.  An all-zero 0x80 block

@@ -11,7 +11,12 @@
  *  - SB_ROOT_NOT_DIR: the root block is no directory (another root is then
  *    searched for, infer.c); TREE_UNREADABLE for a block that cannot be read;
  *  - TREE_PTR_RANGE: a link beyond the device end;
- *  - TREE_PTR_TYPE: a link to a block that is no directory or file;
+ *  - TREE_PTR_TYPE: a link to a block that is no directory or file, by its
+ *    type byte or by most of its other fields (sc_entry_junk: 2012:778
+ *    state 3599, bit 4 of byte 24 of block 67 flipped: a directory's
+ *    subtree pointer went from 146 to 130, a data block of
+ *    /docs69/readme-0085.txt whose first byte is 0x20, and the walk took
+ *    its bytes for a file with wild pointers and no name);
  *  - TREE_CYCLE: a link back to a node on the current path;
  *  - a second link to a node already reached: marks.c decides between
  *    TREE_REACHED_TWICE and a rename left in two trees (MARK_RENAME_TWO_TREES
@@ -629,7 +634,8 @@ static bool follow(struct scan_result *r, struct tstack *s, const struct tframe 
                                                 .block = L},
                          src->path, "%s", err.msg);
     lanyfs_entry_decode(&e, b);
-    bool is_entry = e.type == LANYFS_TYPE_DIR || e.type == LANYFS_TYPE_FILE;
+    bool is_entry = (e.type == LANYFS_TYPE_DIR || e.type == LANYFS_TYPE_FILE) &&
+                    !sc_entry_junk(&r->g, r->dev_blocks, b, &e);
     if (freed && is_entry && !child->stale &&
         (sc_free_doubted(r, L) || flip_listed(r, L, &e) || map_kept(r, L, &e, listing))) {
         /* Listed by a slot its chain block's counter rules out, one bit

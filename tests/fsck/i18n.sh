@@ -86,7 +86,7 @@ has sb-y.out "sb-y.img: ***** DATEISYSTEM WURDE VERÄNDERT *****"
 
 # Paths and block numbers where the German template puts them.
 run ptr-y 1 de "$fsck" -y --no-undo ptr-y.img
-has ptr-y.out "/d/a: Block 4 verweist auf Block 2 vom Typ 0x70, der kein Eintrag ist"
+has ptr-y.out "/d/a: Block 4 verweist auf Block 2, der keinen Eintrag enthält (Typbyte 0x70)"
 has ptr-y.out "/d/b: Block 7 verweist auf Block 999999, hinter dem Ende des Geräts"
 has ptr-y.out "Den Verweis löschen? ja"
 has ptr-y.out "ptr-y.img: 2 Dateien, 2 Verzeichnisse, 9/256 Blöcke belegt (247 frei), 0 Blöcke zurückgewonnen, 0 Einträge nach /lost+found verschoben"

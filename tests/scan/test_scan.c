@@ -163,7 +163,7 @@ START_TEST(message_fields)
     struct scan_finding f = {.code = SCAN_PR_TREE_PTR_TYPE, .block = 12, .block2 = 34,
                              .value = 0x80, .path = "/a/b"};
     char *m = scan_finding_message(&f);
-    ck_assert_str_eq(m, "/a/b: block 12 links to block 34 of type 0x80, which is no entry");
+    ck_assert_str_eq(m, "/a/b: block 12 links to block 34, which holds no entry (type byte 0x80)");
     free(m);
     f = (struct scan_finding){.code = SCAN_PR_FILE_SIZE_UNMAPPED, .value = 1000, .count = 2,
                               .count2 = 1};
