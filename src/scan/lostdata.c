@@ -812,10 +812,10 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
  * extender names blocks the live structures hold and went late).  But a
  * top that a paired level-0 top's data slot names goes with the paired
  * ones, in its round, when it is a level-0 top whose data blocks the
- * paired top names too: the paired write's data never landed in that block,
- * which still holds the extender of a file deleted before it, so that
- * file's blocks after it, which the write took too, hold its data, not the
- * write's (correct:786 state 9808, chain block 277 zeroed: the cut-off
+ * paired top names too, before it (takes_whole): the paired write's data
+ * never landed in that block, which still holds the extender of a file
+ * deleted before the write, so that file's blocks, which the write took
+ * with it, hold that file's data, not the write's (correct:786 state 9808, chain block 277 zeroed: the cut-off
  * write of /old12/readme-0186.tar.gz took the deleted /IMG_0034.bin's
  * extender 911 and its four data blocks, and mapped their bytes as its own).
  */
@@ -829,45 +829,85 @@ static bool pass_paired(bool broken, int pass)
     return broken ? pass < 2 : pass % 2 == 0;
 }
 
+/* A slot of an extender: the block it names and its place. */
+struct lslot {
+    uint64_t blk;
+    uint32_t k;
+};
+
+static int cmp_lslot(const void *a, const void *b)
+{
+    const struct lslot *x = a, *y = b;
+    return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/* The slots of the extender b, by the block they name, into slots (extmax
+ * of them). */
+static size_t sorted_slots(const struct scan_result *r, const uint8_t *b, struct lslot *slots)
+{
+    for (uint32_t k = 0; k < r->g.extmax; k++)
+        slots[k] = (struct lslot){lanyfs_ext_slot(&r->g, b, k), k};
+    qsort(slots, r->g.extmax, sizeof(*slots), cmp_lslot);
+    return r->g.extmax;
+}
+
+/* Do the slots of one extender (sorted in slots, n of them) name every
+ * block the level-0 candidate s (read into cb) maps, all before s itself
+ * (at slot ks)?  A write that took a deleted or truncated file's blocks
+ * off the free list took them in the order they were freed: the data,
+ * then the extender.  An old tree whose blocks a later write took names
+ * that write's top before the data after it (the write took its top
+ * first), and is no write of those blocks. */
+static bool takes_whole(const struct scan_result *r, const struct lslot *slots, size_t n,
+                        uint64_t s, uint32_t ks, const uint8_t *cb)
+{
+    uint32_t mapped = 0;
+    for (uint32_t j = 0; j < r->g.extmax; j++) {
+        struct lslot key = {lanyfs_ext_slot(&r->g, cb, j), 0};
+        if (key.blk == 0)
+            continue;
+        const struct lslot *at = key.blk == s ? NULL
+                                              : bsearch(&key, slots, n, sizeof(*slots), cmp_lslot);
+        if (at == NULL || at->k > ks)
+            return false;
+        mapped++;
+    }
+    return mapped > 0;
+}
+
+/* Is s, named by data slot ks of the extender ext, a level-0 candidate top
+ * (no candidate one level up maps it: notop) whose blocks ext's slots
+ * (sorted in slots) all name before it (takes_whole)?  cb: a buffer. */
+static bool named_whole(struct scan_result *r, uint64_t ext, uint64_t s, uint32_t ks,
+                        const uint64_t *cand, const uint64_t *notop, const struct lslot *slots,
+                        size_t n, uint8_t *cb)
+{
+    return s != 0 && s != ext && s < r->nblocks && bit(cand, s) && !bit(notop, s) &&
+           r->map[s].index == 0 && sc_read(r, s, cb, NULL) == LANYFS_OK &&
+           takes_whole(r, slots, n, s, ks, cb);
+}
+
 /* The level-0 candidates that a data slot of a paired level-0 top names,
  * with every data block they map named by that top's slots too (above). */
-static bool mark_named_by_paired(struct scan_result *r, const uint64_t *cands, size_t ncands,
-                                 const uint64_t *cand, uint64_t *by_paired, uint8_t *b,
-                                 uint8_t *cb)
+static void mark_named_by_paired(struct scan_result *r, const uint64_t *cands, size_t ncands,
+                                 const uint64_t *cand, const uint64_t *notop,
+                                 uint64_t *by_paired, uint8_t *b, uint8_t *cb,
+                                 struct lslot *slots)
 {
     const struct lanyfs_geom *g = &r->g;
-    uint64_t *slots = malloc((size_t)g->extmax * sizeof(*slots));
-    if (slots == NULL)
-        return false;
     for (size_t ci = 0; ci < ncands; ci++) {
         uint64_t top = cands[ci];
         if (r->map[top].index != 0 || tree_file(r, top) == 0 ||
             sc_read(r, top, b, NULL) != LANYFS_OK)
             continue;
-        size_t n = 0;
-        for (uint32_t k = 0; k < g->extmax; k++)
-            slots[n++] = lanyfs_ext_slot(g, b, k);
-        qsort(slots, n, sizeof(*slots), sc_cmp_u64);
+        size_t n = sorted_slots(r, b, slots);
         for (uint32_t k = 0; k < g->extmax; k++) {
-            uint64_t s = lanyfs_ext_slot(g, b, k), t;
-            if (s == 0 || s == top || s >= r->nblocks || !bit(cand, s) || bit(by_paired, s) ||
-                r->map[s].index != 0 || sc_read(r, s, cb, NULL) != LANYFS_OK)
-                continue;
-            uint32_t j = 0, mapped = 0;
-            for (; j < g->extmax; j++) {
-                t = lanyfs_ext_slot(g, cb, j);
-                if (t == 0)
-                    continue;
-                if (t == s || bsearch(&t, slots, n, sizeof(*slots), sc_cmp_u64) == NULL)
-                    break;
-                mapped++;
-            }
-            if (j == g->extmax && mapped > 0)
+            uint64_t s = lanyfs_ext_slot(g, b, k);
+            if (s < r->nblocks && !bit(by_paired, s) &&
+                named_whole(r, top, s, k, cand, notop, slots, n, cb))
                 set_bit(by_paired, s);
         }
     }
-    free(slots);
-    return true;
 }
 
 /* A deferred block no tree took yet, that its tree may take. */
@@ -1155,6 +1195,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *deleted_tops = calloc((size_t)words, sizeof(*deleted_tops)); /* named deleted */
     uint64_t *by_paired = calloc((size_t)words, sizeof(*by_paired)); /* mark_named_by_paired */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
+    struct lslot *slots = malloc((size_t)g->extmax * sizeof(*slots)); /* sorted_slots */
     struct lpair *pairs = NULL;
     struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
@@ -1171,7 +1212,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool ok = false;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
         in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL ||
-        deleted_tops == NULL || by_paired == NULL || bufs == NULL) {
+        deleted_tops == NULL || by_paired == NULL || bufs == NULL || slots == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -1258,10 +1299,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         goto out;
     }
     bool broken = list_broken(r);
-    if (broken && !mark_named_by_paired(r, cands, ncands, cand, by_paired, b, bufs)) {
-        ok = sc_oom(r);
-        goto out;
-    }
+    if (broken)
+        mark_named_by_paired(r, cands, ncands, cand, notop, by_paired, b, bufs, slots);
     for (int pass = 0; pass < 4; pass++)
     for (int round = 0; round < (pass_late(broken, pass) ? 16 : 1); round++)
     for (size_t ci = 0; ci < ncands; ci++) {
@@ -1389,6 +1428,7 @@ out:
     free(live_tops);
     free(deleted_tops);
     free(by_paired);
+    free(slots);
     free(notop);
     free(seen);
     free(named);
