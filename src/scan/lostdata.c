@@ -815,9 +815,10 @@ static bool report_tree(struct scan_result *r, const struct scan_lost_tree *t)
  * paired top names too, before it (takes_whole): the paired write's data
  * never landed in that block, which still holds the extender of a file
  * deleted before the write, so that file's blocks, which the write took
- * with it, hold that file's data, not the write's (correct:786 state 9808, chain block 277 zeroed: the cut-off
- * write of /old12/readme-0186.tar.gz took the deleted /IMG_0034.bin's
- * extender 911 and its four data blocks, and mapped their bytes as its own).
+ * with it, hold that file's data, not the write's (correct:786 state
+ * 9808, chain block 277 zeroed: the cut-off write of
+ * /old12/readme-0186.tar.gz took the deleted /IMG_0034.bin's extender 911
+ * and its four data blocks, and mapped their bytes as its own).
  */
 static bool pass_late(bool broken, int pass)
 {
