@@ -295,6 +295,43 @@ static bool take(struct fwalk *w, uint64_t blk, bool ext, uint64_t index, uint64
     return take_it;
 }
 
+/*
+ * Slot i of the live file's level-0 extender x names blk in a run, and an
+ * earlier slot of x, walked already, names blk too and breaks its own run
+ * (sc_flip_own_earlier): that earlier slot's bit flipped.  It maps the
+ * block that continues its run instead (EXT_SLOT_FLIPPED), and blk is left
+ * for slot i (correct:803 state 8688, bit 0 of byte 47 of block 656
+ * flipped: slot 21 of /readme-0063.odt went from 678 to 679, slot 22's
+ * block, and the file shared a block with itself on a full stick).  False
+ * only when the scan must stop.
+ */
+static bool give_back_earlier(struct fwalk *w, const struct xframe *x, uint32_t i, uint64_t blk,
+                              uint8_t *b)
+{
+    struct scan_result *r = w->r;
+    uint64_t alt = sc_flip_own_earlier(r, x->buf, x->base, i, blk, w->id, b);
+    if (alt == 0)
+        return true;
+    uint64_t j = r->map[blk].index;
+    size_t p = w->npairs;
+    while (p > 0 && !(w->pairs[p - 1].fblk == j && w->pairs[p - 1].dblk == blk))
+        p--;
+    if (p == 0 || sc_claim(r, alt, SCAN_BLK_DATA, w->id, j) != SC_CLAIM_OK)
+        return !sc_stopped(r);
+    w->pairs[p - 1].dblk = alt;
+    struct scan_block *c = &r->map[blk];
+    c->cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
+    c->owner = 0;
+    c->index = 0;
+    char what[SC_PATH_MAX + 16];
+    snprintf(what, sizeof(what), "another slot of %s", fpath(w));
+    return sc_report(r,
+                     &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED, .entry = w->id,
+                                            .block = x->blk, .count = (uint32_t)(j - x->base),
+                                            .block2 = blk, .value = alt},
+                     fpath(w), "%s", what);
+}
+
 static bool record(struct fwalk *w, uint64_t fb, uint64_t dblk, bool held)
 {
     if (fb >= w->needed) {
@@ -747,19 +784,40 @@ static bool walk(struct fwalk *w)
                 continue;
             }
             w->slots = x->buf + LANYFS_EXT_SLOTS;
-            if (w->mode == SC_FILE_ORPHAN) {
-                /* Its slot flipped onto a lost write's top: the run's block. */
-                uint64_t alt = sc_flip_orphan_slot(r, x->buf, i, slot,
-                                                   mem + (size_t)(level + 1) * g->blocksize);
+            if (w->mode == SC_FILE_ORPHAN || w->mode == SC_FILE_LIVE) {
+                /* Its slot flipped onto a lost write's top, or onto a
+                 * block a live file walked before it maps in a run: the
+                 * run's block (correct:803 state 8688, bit 6 of byte 11
+                 * of block 544 flipped: the last slot of
+                 * /src42/m116/zz0135 went from 548 to 612, inside the run
+                 * of /Backup4/photos 201275/report 0168, walked first, and
+                 * the two shared the block on a full stick; bit 0 of byte
+                 * 47 of block 656, the same for a slot of /readme-0063.odt
+                 * onto the file's own block 679). */
+                uint8_t *sb = mem + (size_t)(level + 1) * g->blocksize;
+                char what[SC_PATH_MAX + 16];
+                uint64_t alt = 0;
+                if (w->mode == SC_FILE_ORPHAN) {
+                    alt = sc_flip_orphan_slot(r, x->buf, i, slot, sb);
+                    snprintf(what, sizeof(what), "%s", "an extender tree nothing links, as its top,");
+                } else if ((alt = sc_flip_live_slot(r, x->buf, x->base, i, slot, w->id, sb)) !=
+                           0) {
+                    const struct scan_entry *o = sc_entry(r, r->map[slot].owner);
+                    snprintf(what, sizeof(what), "%s%s",
+                             r->map[slot].owner == w->id ? "another slot of " : "the tree of ",
+                             o != NULL ? o->path : "?");
+                }
                 if (alt != 0 &&
                     !sc_report(r,
                                &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED,
                                                       .entry = w->id, .block = x->blk,
                                                       .count = i, .block2 = slot, .value = alt},
-                               fpath(w), "%s", "an extender tree nothing links, as its top,"))
+                               fpath(w), "%s", what))
                     goto out;
                 if (alt != 0)
                     slot = alt;
+                if (w->mode == SC_FILE_LIVE && alt == 0 && !give_back_earlier(w, x, i, slot, sb))
+                    goto out;
             }
             w->in_run = (i > 0 && sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i - 1) + 1 == slot) ||
                         (i + 1 < g->extmax &&

@@ -521,6 +521,40 @@ uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t 
     return sc_flip_slot_alt(r, eb, k, s, left_unnamed_fn, r, b);
 }
 
+uint64_t sc_flip_live_slot(struct scan_result *r, const uint8_t *eb, uint64_t base, uint32_t k,
+                           uint64_t s, uint32_t id, uint8_t *b)
+{
+    const struct scan_block *c = sc_cell(r, s);
+    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
+        return 0;
+    if (c->owner == id) {
+        /* Its own block, at another slot of the same extender, in a run there. */
+        uint64_t j = c->index;
+        if (base == UINT64_MAX || j < base || j - base >= r->g.extmax || j - base == k ||
+            !sc_slot_in_run(&r->g, eb, (uint32_t)(j - base), s))
+            return 0;
+    } else {
+        const struct scan_entry *x = sc_entry(r, c->owner);
+        if (!maps_at(x, SCAN_ENTRY_LIVE, c->index, s) || !in_run(x, c->index, s))
+            return 0;
+    }
+    return sc_flip_slot_alt(r, eb, k, s, left_unnamed_fn, r, b);
+}
+
+uint64_t sc_flip_own_earlier(struct scan_result *r, const uint8_t *eb, uint64_t base, uint32_t k,
+                             uint64_t s, uint32_t id, uint8_t *b)
+{
+    const struct scan_block *c = sc_cell(r, s);
+    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner != id || (c->flags & SCAN_BF_SHARED) ||
+        base == UINT64_MAX || c->index < base || c->index - base >= r->g.extmax ||
+        c->index - base == k || !sc_slot_in_run(&r->g, eb, k, s))
+        return 0;
+    uint32_t kj = (uint32_t)(c->index - base);
+    if (lanyfs_ext_slot(&r->g, eb, kj) != s)
+        return 0;
+    return sc_flip_slot_alt(r, eb, kj, s, left_unnamed_fn, r, b);
+}
+
 uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
 {
     uint64_t p = x->e.subtree, own = x->block;

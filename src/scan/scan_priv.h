@@ -706,6 +706,19 @@ uint64_t sc_flip_slot_alt(struct scan_result *r, const uint8_t *eb, uint32_t k, 
  * which the file maps instead. */
 uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t k, uint64_t s,
                              uint8_t *b);
+/* The same for a live file's (id) slot naming s, a block a live file
+ * walked before it maps in a run of its own, or that the file maps itself
+ * in a run at another slot of eb (whose first file block is base,
+ * UINT64_MAX when not known): the run's block left to nobody, which the
+ * file maps instead (sc_flip_release is the other walk order). */
+uint64_t sc_flip_live_slot(struct scan_result *r, const uint8_t *eb, uint64_t base, uint32_t k,
+                           uint64_t s, uint32_t id, uint8_t *b);
+/* Slot k of the live file id's level-0 extender eb (its first file block
+ * base) names s in a run, where an earlier slot of eb, walked already,
+ * names s too and breaks its own run: the block that continues that
+ * earlier slot's run, left to nobody (0: none); the caller moves it. */
+uint64_t sc_flip_own_earlier(struct scan_result *r, const uint8_t *eb, uint64_t base, uint32_t k,
+                             uint64_t s, uint32_t id, uint8_t *b);
 /* Live files' slots one flipped bit moved from a hole onto a block that
  * reads as an extender mapping data: holes again, the block left for the
  * sweep (after the live walks; false only when the scan must stop). */
