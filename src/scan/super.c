@@ -28,7 +28,9 @@
  *    superblock, SPEC-§9.16): the root is searched for, the free list is
  *    unknown;
  *  - SB_ROOTDIR_RANGE (the root is then searched for: tree.c),
- *    SB_FREEHEAD_RANGE (no free list is walked), SB_FREETAIL_RANGE,
+ *    SB_FREEHEAD_RANGE (the free list is walked from the one block one
+ *    bit away inside the device that reads as a chain block, when there is
+ *    just one; else none is walked), SB_FREETAIL_RANGE,
  *    SB_BADBLOCKS_RANGE;
  *  - SB_TIME_INVALID for each of created, updated, checked that is set and
  *    out of range (SPEC-§4; the reserved bytes are not looked at, §9.16);
@@ -38,12 +40,41 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "scan_priv.h"
 
 /* Cells kept for the missing part of a truncated image. */
 #define SC_TRUNC_CELLS ((uint64_t)4096)
+
+/*
+ * A 'freehead' outside the device, one flipped bit off the list's head:
+ * the one block one bit away inside the device that reads as a chain
+ * block (and, of type 0x80, not as an extender too); 0 when there is none
+ * or more than one.  A high bit set by the flip leaves a single candidate
+ * (correct:813 state 6458, bit 3 of byte 33 of block 0: 'freehead' went
+ * from 1010 to 3058, and every block the list held read as unknown).
+ */
+static uint64_t flipped_head(struct scan_result *r, uint64_t head, uint64_t dev)
+{
+    uint8_t *b = malloc(r->g.blocksize);
+    uint64_t found = 0;
+    unsigned n = 0;
+    if (b == NULL)
+        return 0;
+    for (unsigned j = 0; j < 64 && n < 2; j++) {
+        uint64_t a = head ^ ((uint64_t)1 << j);
+        if (a == 0 || a >= dev || a >= r->image_blocks || sc_read(r, a, b, NULL) != LANYFS_OK ||
+            !sc_probe_chain(&r->g, dev, b) ||
+            (b[0] == LANYFS_TYPE_EXT && sc_probe_extender(&r->g, dev, b)))
+            continue;
+        found = a;
+        n++;
+    }
+    free(b);
+    return n == 1 ? found : 0;
+}
 
 static bool check_time(struct scan_result *r, const char *field, const struct lanyfs_ts *ts)
 {
@@ -336,8 +367,8 @@ bool sc_super_pass(struct scan_result *r)
                                               .value = sb->freehead},
                        NULL, NULL))
             return false;
-        r->freehead = 0;
-        r->free_complete = false;
+        r->freehead = flipped_head(r, sb->freehead, dev);
+        r->free_complete = r->freehead != 0;
     }
     if (sb->freetail >= dev &&
         !sc_report(r,
