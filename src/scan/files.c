@@ -323,13 +323,11 @@ static bool give_back_earlier(struct fwalk *w, const struct xframe *x, uint32_t 
     c->cls = SCAN_BLK_UNKNOWN; /* no sweep yet: as no walk reached it */
     c->owner = 0;
     c->index = 0;
-    char what[SC_PATH_MAX + 16];
-    snprintf(what, sizeof(what), "another slot of %s", fpath(w));
     return sc_report(r,
                      &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED, .entry = w->id,
                                             .block = x->blk, .count = (uint32_t)(j - x->base),
                                             .block2 = blk, .value = alt},
-                     fpath(w), "%s", what);
+                     fpath(w), "another slot of %s", fpath(w));
 }
 
 static bool record(struct fwalk *w, uint64_t fb, uint64_t dblk, bool held)
@@ -795,29 +793,27 @@ static bool walk(struct fwalk *w)
                  * 47 of block 656, the same for a slot of /readme-0063.odt
                  * onto the file's own block 679). */
                 uint8_t *sb = mem + (size_t)(level + 1) * g->blocksize;
-                char what[SC_PATH_MAX + 16];
-                uint64_t alt = 0;
-                if (w->mode == SC_FILE_ORPHAN) {
-                    alt = sc_flip_orphan_slot(r, x->buf, i, slot, sb);
-                    snprintf(what, sizeof(what), "%s", "an extender tree nothing links, as its top,");
-                } else if ((alt = sc_flip_live_slot(r, x->buf, x->base, i, slot, w->id, sb)) !=
-                           0) {
+                bool orphan = w->mode == SC_FILE_ORPHAN;
+                uint64_t alt = orphan ? sc_flip_orphan_slot(r, x->buf, i, slot, sb)
+                                      : sc_flip_live_slot(r, x->buf, x->base, i, slot, w->id, sb);
+                if (alt != 0) {
                     const struct scan_entry *o = sc_entry(r, r->map[slot].owner);
-                    snprintf(what, sizeof(what), "%s%s",
-                             r->map[slot].owner == w->id ? "another slot of " : "the tree of ",
-                             o != NULL ? o->path : "?");
-                }
-                if (alt != 0 &&
-                    !sc_report(r,
-                               &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED,
-                                                      .entry = w->id, .block = x->blk,
-                                                      .count = i, .block2 = slot, .value = alt},
-                               fpath(w), "%s", what))
-                    goto out;
-                if (alt != 0)
+                    if (!sc_report(r,
+                                   &(struct scan_finding){.code = SCAN_PR_EXT_SLOT_FLIPPED,
+                                                          .entry = w->id, .block = x->blk,
+                                                          .count = i, .block2 = slot,
+                                                          .value = alt},
+                                   fpath(w), "%s%s",
+                                   orphan           ? "an extender tree nothing links, as its top,"
+                                   : o == NULL      ? "another file"
+                                   : o->id == w->id ? "another slot of "
+                                                    : "the tree of ",
+                                   orphan || o == NULL ? "" : o->path))
+                        goto out;
                     slot = alt;
-                if (w->mode == SC_FILE_LIVE && alt == 0 && !give_back_earlier(w, x, i, slot, sb))
+                } else if (!orphan && !give_back_earlier(w, x, i, slot, sb)) {
                     goto out;
+                }
             }
             w->in_run = (i > 0 && sc_slot(x->buf + LANYFS_EXT_SLOTS, g->addrlen, i - 1) + 1 == slot) ||
                         (i + 1 < g->extmax &&

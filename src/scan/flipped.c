@@ -521,17 +521,29 @@ uint64_t sc_flip_orphan_slot(struct scan_result *r, const uint8_t *eb, uint32_t 
     return sc_flip_slot_alt(r, eb, k, s, left_unnamed_fn, r, b);
 }
 
+/* Does the file id map s, whose cell is c, at slot *kj of its level-0
+ * extender eb (first file block base), another slot than k? */
+static bool own_other_slot(const struct scan_result *r, const struct scan_block *c,
+                           const uint8_t *eb, uint64_t base, uint32_t k, uint64_t s, uint32_t id,
+                           uint32_t *kj)
+{
+    if (c->owner != id || base == UINT64_MAX || c->index < base ||
+        c->index - base >= r->g.extmax || c->index - base == k)
+        return false;
+    *kj = (uint32_t)(c->index - base);
+    return lanyfs_ext_slot(&r->g, eb, *kj) == s;
+}
+
 uint64_t sc_flip_live_slot(struct scan_result *r, const uint8_t *eb, uint64_t base, uint32_t k,
                            uint64_t s, uint32_t id, uint8_t *b)
 {
     const struct scan_block *c = sc_cell(r, s);
+    uint32_t kj;
     if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
         return 0;
     if (c->owner == id) {
         /* Its own block, at another slot of the same extender, in a run there. */
-        uint64_t j = c->index;
-        if (base == UINT64_MAX || j < base || j - base >= r->g.extmax || j - base == k ||
-            !sc_slot_in_run(&r->g, eb, (uint32_t)(j - base), s))
+        if (!own_other_slot(r, c, eb, base, k, s, id, &kj) || !sc_slot_in_run(&r->g, eb, kj, s))
             return 0;
     } else {
         const struct scan_entry *x = sc_entry(r, c->owner);
@@ -545,12 +557,9 @@ uint64_t sc_flip_own_earlier(struct scan_result *r, const uint8_t *eb, uint64_t 
                              uint64_t s, uint32_t id, uint8_t *b)
 {
     const struct scan_block *c = sc_cell(r, s);
-    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner != id || (c->flags & SCAN_BF_SHARED) ||
-        base == UINT64_MAX || c->index < base || c->index - base >= r->g.extmax ||
-        c->index - base == k || !sc_slot_in_run(&r->g, eb, k, s))
-        return 0;
-    uint32_t kj = (uint32_t)(c->index - base);
-    if (lanyfs_ext_slot(&r->g, eb, kj) != s)
+    uint32_t kj;
+    if (c == NULL || c->cls != SCAN_BLK_DATA || (c->flags & SCAN_BF_SHARED) ||
+        !own_other_slot(r, c, eb, base, k, s, id, &kj) || !sc_slot_in_run(&r->g, eb, k, s))
         return 0;
     return sc_flip_slot_alt(r, eb, kj, s, left_unnamed_fn, r, b);
 }
