@@ -51,7 +51,10 @@
  *    (yielding); so is every
  *    such block of a tree whose file is not known and that names another
  *    candidate extender: an old extender, whose file's block went to
- *    that other write's extender, keeps its run of slots; a block a live
+ *    that other write's extender, keeps its run of slots; and a tree
+ *    whose file is not known and whose slots name a held block (an old
+ *    extender, or a damaged one) does not take a block such a tree left
+ *    waiting before it, but waits as well (names_held); a block a live
  *    file maps only past its size is a leftover or a damaged slot, which
  *    a tree may take;
  *  - the file it belongs to, when the disk tells: the file entry in the
@@ -358,6 +361,12 @@ struct ldefers {
                             * one of those counts as held (walk_tree) */
     bool all_twice;        /* the tree walked names another candidate extender:
                             * every block another candidate names waits */
+    bool names_held;       /* the tree walked, a late one whose file is not
+                            * known, names a held block with its slots (not
+                            * just as a deleted file's own extender, whose
+                            * slots name blocks handed out since): a block a
+                            * tree naming none deferred waits */
+    uint64_t *waiting;     /* blocks a tree naming no held block deferred */
 };
 
 /* A tree whose data slots name only deferred blocks: it takes those the
@@ -408,6 +417,8 @@ static bool defer_push(struct ldefers *d, uint64_t top, uint64_t fb, uint64_t bl
         d->cap = ncap;
     }
     d->v[d->n++] = (struct ldefer){top, fb, blk, d->yielding != NULL && bit(d->yielding, top)};
+    if (!d->names_held)
+        set_bit(d->waiting, blk);
     return true;
 }
 
@@ -622,7 +633,15 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
             if (is_held || fb == UINT64_MAX ||
                 (!data_free(r, c, unknown_ok) && !listed_alone(r, b, k, s)))
                 continue;
-            if (bit(d->twice, s) && (d->all_twice || lonely(g, b, k)) &&
+            /* A tree that names a held block is an old extender, or a
+             * damaged one: it does not take a block that a tree naming
+             * none left to the others (correct:818 state 702, directory
+             * block 5 junked: the old 6 named the live directory 41, 9
+             * and 8; the cut-off write at 55, which named the old
+             * extender 57 that its data never reached, deferred 9 and 8,
+             * and 6 took them). */
+            if (bit(d->twice, s) &&
+                (d->all_twice || lonely(g, b, k) || (d->names_held && bit(d->waiting, s))) &&
                 !first_of_write(r, top, f->blk, k, s)) {
                 if (!defer_push(d, top, fb, s))
                     return false;
@@ -1202,10 +1221,13 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     uint64_t *live_tops = calloc((size_t)words, sizeof(*live_tops)); /* held */
     uint64_t *deleted_tops = calloc((size_t)words, sizeof(*deleted_tops)); /* named deleted */
     uint64_t *by_paired = calloc((size_t)words, sizeof(*by_paired)); /* mark_named_by_paired */
+    uint64_t *waiting = calloc((size_t)words, sizeof(*waiting));     /* ldefers.waiting */
+    uint64_t *holds = calloc((size_t)words, sizeof(*holds)); /* tops whose slots name held blocks */
     uint8_t *bufs = malloc((size_t)(SC_LEVEL_MAX + 2) * g->blocksize); /* + walk_tree's scratch */
     struct lslot *slots = malloc((size_t)g->extmax * sizeof(*slots)); /* sorted_slots */
     struct lpair *pairs = NULL;
-    struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken};
+    struct ldefers d = {.twice = twice, .named = named, .in_run = in_run, .taken = taken,
+                        .waiting = waiting};
     uint64_t *cands = NULL; /* the candidate extenders, in block order */
     size_t ncands = 0, cands_cap = 0;
     /* Each candidate's round (pass 0 sets it): 0 early; else 1 + how many
@@ -1220,7 +1242,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
     bool ok = false;
     if (notop == NULL || seen == NULL || named == NULL || twice == NULL || shell_tops == NULL ||
         in_run == NULL || taken == NULL || cand == NULL || live_tops == NULL ||
-        deleted_tops == NULL || by_paired == NULL || bufs == NULL || slots == NULL) {
+        deleted_tops == NULL || by_paired == NULL || waiting == NULL || holds == NULL ||
+        bufs == NULL || slots == NULL) {
         ok = sc_oom(r);
         goto out;
     }
@@ -1321,6 +1344,8 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (pass == 0) {
             uint64_t held_n, named_n;
             top_holds(r, blk, b, cand, live_tops, &held_n, &named_n);
+            if (held_n != 0)
+                set_bit(holds, blk);
             if (bit(deleted_tops, blk))
                 held_n++; /* a deleted file's own extender (above) */
             if (held_n + named_n != 0)
@@ -1339,6 +1364,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         bool unknown_ok = list_broken(r);
         size_t deferred = d.n;
         d.all_twice = late && ((round_of[ci] - 1) & 3) != 0 && !paired;
+        d.names_held = late && bit(holds, blk) && !paired;
         d.count_taken = !paired;
         if (!walk_tree(r, blk, unknown_ok, seen, &d, bufs, &pairs, &npairs, &cap, &exts, &nexts,
                        &held_slots)) {
@@ -1436,6 +1462,8 @@ out:
     free(live_tops);
     free(deleted_tops);
     free(by_paired);
+    free(waiting);
+    free(holds);
     free(slots);
     free(notop);
     free(seen);
