@@ -33,9 +33,9 @@
  * slots, or is an orphan's first data block right after its top extender
  * (files.c, after_top).  Against such a claim (a lost tree's), a slot in no run maps the
  * only block one bit away that is left to nobody (leaked: not on a list
- * whose walk broke off) and the claimant does not name itself, when there
- * is just one and it lies nearer the file's blocks beside the slot than
- * the slot's block does (for file block 0, right after its top extender)
+ * whose walk broke off), that the claimant does not name itself, and that
+ * lies nearer the file's blocks beside the slot than the slot's block does
+ * (for file block 0, right after its top extender), when there is just one
  * (lone_block, gap): a file's block right after its extender, or near its
  * others, is no flip.  The blocks a relink cut off the free list (SPEC-9.3), which
  * marks.c explains later, are no leftovers (cut_listed, sweep.c), so the
@@ -333,8 +333,15 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
     return best;
 }
 
-/* The one block one bit away from blk that is left to nobody and that
- * skip does not name; 0 when there is none, or more than one.  No block
+/* The one block one bit away from blk that is left to nobody, that skip
+ * does not name, and that lies nearer x's blocks beside file block k than
+ * blk does (gap); 0 when there is none, or more than one.  A block one bit
+ * away that lies farther is no rival: a flip takes a slot away from its
+ * file's blocks, not nearer (correct:818 state 2808, bit 6 of byte 5 of
+ * block 13 flipped: slot 0 of /DCIM67/docs5/Backup68/readme-0065.jpg went
+ * from 59 to 123, inside the lost write of /a0160.txt, and the leaked 251,
+ * one bit from 123 and farther from the file's 15, made 59 no lone block).
+ * No block
  * an orphan extender's slot names counts: it may be a lost write's data,
  * which the lost trees take only after every file and orphan took theirs
  * (correct:584 state 4846, block 238 zeroed: the lone rule took blocks
@@ -351,15 +358,16 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
  * flipped: the only slot of a live file's extender 79 went from 80 to
  * 208, inside the lost write at 385, and the old extenders 70 and 74
  * named 80). */
-static uint64_t lone_block(struct scan_result *r, uint64_t blk, uint64_t first,
-                           sc_names_fn skip, const void *ctx)
+static uint64_t lone_block(struct scan_result *r, const struct scan_entry *x, uint64_t k,
+                           uint64_t blk, uint64_t first, sc_names_fn skip, const void *ctx)
 {
-    uint64_t found = 0;
+    uint64_t found = 0, far = gap(x, k, blk);
     for (unsigned j = 0; j < 64; j++) {
         uint64_t a = blk ^ ((uint64_t)1 << j);
         if (a == 0 || a >= r->dev_blocks || !left_over(r, a) ||
             r->map[a].cls != SCAN_BLK_LEAKED ||
-            (a != first && (sc_cellbits_get(&r->ext_named, a) || skip(ctx, a))))
+            (a != first && (sc_cellbits_get(&r->ext_named, a) || skip(ctx, a))) ||
+            !(gap(x, k, a) < far))
             continue;
         if (found != 0)
             return 0;
@@ -405,10 +413,8 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
          * when it lies nearer the file's blocks beside it than the slot's
          * block does (a block taken right after the extender, or near
          * the file's others, is no flip). */
-        alt = lone_block(r, blk, k == 0 && x->e.subtree != 0 ? x->e.subtree + 1 : 0, lone_skip,
-                         ctx);
-        if (alt != 0 && !(gap(x, k, alt) < gap(x, k, blk)))
-            alt = 0;
+        alt = lone_block(r, x, k, blk, k == 0 && x->e.subtree != 0 ? x->e.subtree + 1 : 0,
+                         lone_skip, ctx);
     }
     if (alt == 0 && !to_hole)
         return false;
