@@ -166,11 +166,18 @@ static bool other_entry_block(const struct fwalk *w, uint64_t blk)
  * orphan, and /notes-0092.txt's write, which had taken its blocks, took
  * them again, both files mapping them after the repair).  A block the
  * scan left out of every tree (one the free list names, a leaked block a
- * mark explains) the file's own walk may keep. */
+ * mark explains) the file's own walk may keep, but not a chain block of
+ * the free list: the writer made a freed data block the list's next chain
+ * block, and its bytes are the list's now (correct:822 state 8148, chain
+ * block 925, which the old extender 643 of the tree at 983 named). */
 static bool tree_gives(const struct fwalk *w, uint64_t fb, uint64_t blk)
 {
-    return w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk) ||
-           (!other_tree_data(w->c, blk, w->lt->top) && !other_entry_block(w, blk));
+    if (w->lt == NULL || (fb < w->lt->ndata && w->lt->data[fb] == blk))
+        return true;
+    const struct scan_result *r = w->c->scan;
+    if (blk < scan_block_count(r) && scan_blocks(r)[blk].cls == SCAN_BLK_CHAIN)
+        return false;
+    return !other_tree_data(w->c, blk, w->lt->top) && !other_entry_block(w, blk);
 }
 
 static enum lanyfs_err fw_init(struct fwalk *w, struct fsck_ctx *c, uint32_t i)
