@@ -42,6 +42,8 @@ static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
 {
     if (!names_bad(f))
         return true;
+    if (f->code != SCAN_PR_TREE_PTR_TYPE)
+        r->map_lost = true;
     if (!sc_cellbits_set(r, &r->named_bad, f->block2))
         return false;
     const struct scan_entry *x = f->code == SCAN_PR_FILE_DATA_TYPE ? sc_entry(r, f->entry) : NULL;

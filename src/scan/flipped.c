@@ -408,11 +408,17 @@ bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, 
          * lone block there may be the file's, so only against a claim that
          * its own shape bears out. */
         to_hole = true;
-    } else if (alt == 0 && claim_sure && lone_skip != NULL && !in_run(x, k, blk)) {
+    } else if (alt == 0 && claim_sure && lone_skip != NULL && !in_run(x, k, blk) &&
+               !r->map_lost) {
         /* A slot in no run: the only block one bit away that nobody holds,
          * when it lies nearer the file's blocks beside it than the slot's
          * block does (a block taken right after the extender, or near
-         * the file's others, is no flip). */
+         * the file's others, is no flip).  Not while a live file's
+         * extender reads as none: the blocks it mapped are held by
+         * nothing now, wherever they lie (correct:822 state 10864, the
+         * top 185 of /src2/docs18/docs51/IMG_0068.jpg zeroed: its 541-543
+         * were left to no one, and /src2/Data.0056's slot 4, 670, which a
+         * lost tree names too, moved to 542). */
         alt = lone_block(r, x, k, blk, k == 0 && x->e.subtree != 0 ? x->e.subtree + 1 : 0,
                          lone_skip, ctx);
     }

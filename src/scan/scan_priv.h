@@ -212,6 +212,8 @@ struct scan_result {
     struct sc_cellbits named_bad;  /* cells a live link names as an entry or extender
                                     * they do not read as, and the data blocks after
                                     * such a file's top (finding.c) */
+    bool map_lost;                 /* a live file's extender reads as none (FILE_DATA_TYPE,
+                                    * EXT_TYPE): some blocks no one holds are its data */
     struct scan_entry *entries;    /* entries[id - 1] */
     struct sc_aux *aux;            /* aux[id - 1] */
     size_t nentries;               /* used */
