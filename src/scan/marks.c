@@ -125,17 +125,20 @@ bool sc_mark_stale_link(struct scan_result *r, uint32_t src, enum sc_link link, 
 }
 
 /* Is the chain block b (at blk) a head the list consumed: every slot
- * empty, its `next` a chain block of the list?  A pop that finds the head
- * empty hands the head itself out and moves `freehead` to its next; until
- * the new owner's bytes land, it still reads as a chain block, but nothing
- * was cut (correct:822 state 10864: 446, whose next is the head 925,
- * read as the driver's cut, and the image as one the driver wrote). */
+ * empty, a `next` set?  A pop that finds the head empty hands the head
+ * itself out and moves `freehead` to its next; until the new owner's
+ * bytes land, it still reads as a chain block, but nothing was cut
+ * (correct:822 state 10864: 446, whose next is the head 925, read as the
+ * driver's cut, and the image as one the driver wrote; correct:830 state
+ * 9937: 1652, whose next 1817 was consumed the same way).  The chain
+ * blocks a relink cuts off lie past the head, where no pop empties them;
+ * only the formatter's last one may list nothing, and its next is 0. */
 static bool consumed_head(const struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
     struct lanyfs_chain_hdr h;
     lanyfs_chain_decode(&h, b);
     uint64_t next = h.next;
-    if (next == 0 || next == blk || next >= r->nblocks || r->map[next].cls != SCAN_BLK_CHAIN)
+    if (next == 0 || next == blk || next >= r->nblocks)
         return false;
     for (uint32_t i = 0; i < r->g.chainmax; i++)
         if (lanyfs_chain_slot(&r->g, b, i) != 0)
