@@ -36,7 +36,13 @@ static bool names_bad(const struct scan_finding *f)
  * top unreadable left them unowned, and they are no leftovers a flipped
  * slot elsewhere came from (flipped.c; correct:593 state 1244, block 102
  * zeroed: /src27/Data.0102.jpg's slot moved onto 104, the data of
- * readme-0088.tar.gz, whose top 102 was).
+ * readme-0088.tar.gz, whose top 102 was).  A file of more blocks than one
+ * extender maps grew a level-1 top when its write reached that block: its
+ * first extender and blocks lie before that top, and only the new child
+ * and the blocks past the first extender's after it (correct:830 state
+ * 9937, the level-1 top 1927 of /photos 201285/DCIM118/zz0208, 188
+ * blocks, zeroed: the 169 blocks after it took in the cut-off write of
+ * /Data.0210.bin, which then named only held blocks and was lost).
  */
 static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
 {
@@ -48,6 +54,8 @@ static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
         return false;
     const struct scan_entry *x = f->code == SCAN_PR_FILE_DATA_TYPE ? sc_entry(r, f->entry) : NULL;
     uint64_t n = x != NULL ? x->blocks_needed : 0;
+    if (n > r->g.extmax)
+        n = n - r->g.extmax + 1; /* a grown file's first blocks lie before its top */
     if (n > r->g.extmax)
         n = r->g.extmax;
     for (uint64_t i = 1; i <= n && f->block2 < r->nblocks && i < r->nblocks - f->block2; i++)
