@@ -69,6 +69,19 @@ bool sc_named_bad(const struct scan_result *r, uint64_t blk)
     return sc_cellbits_get(&r->named_bad, blk);
 }
 
+bool sc_named_blank(struct scan_result *r, uint64_t blk)
+{
+    if (!sc_named_bad(r, blk))
+        return false;
+    const uint8_t *w = sc_window(r, blk);
+    if (w == NULL)
+        return false;
+    for (uint32_t i = 0; i < r->g.blocksize; i++)
+        if (w[i] != 0)
+            return false;
+    return true;
+}
+
 /* Append a finding; path and text are taken over (freed on failure). */
 static bool append(struct scan_result *r, const struct scan_finding *f, char *path, char *text,
                    const struct scan_finding *alt)

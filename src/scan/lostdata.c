@@ -152,18 +152,6 @@ static void set_bit(uint64_t *set, uint64_t b)
     set[b / 64] |= (uint64_t)1 << (b % 64);
 }
 
-/* Does blk read as zeros?  (A block whose window cannot be read: no.) */
-static bool blank(struct scan_result *r, uint64_t blk)
-{
-    const uint8_t *w = sc_window(r, blk);
-    if (w == NULL)
-        return false;
-    for (uint32_t i = 0; i < r->g.blocksize; i++)
-        if (w[i] != 0)
-            return false;
-    return true;
-}
-
 /* A block a live structure or an orphaned file holds: a slot naming it
  * cannot be a lost write's.  (An orphan lost its link, not its blocks: no
  * write took them since, whatever damage cut the link.)  So does a live
@@ -178,7 +166,7 @@ static bool blank(struct scan_result *r, uint64_t blk)
  * byte 24 of block 48: /Backup5/DCIM88/report 0065.txt's pointer went
  * from 6 to 134, the second of the blocks 133-134 that the lost write of
  * /report 0130 maps, and the write lost it).  So is a block a live link
- * names as an entry or extender that reads as zeros (sc_named_bad): a live
+ * names as an entry or extender that reads as zeros (sc_named_blank): a live
  * structure's, a sector that read back blank (correct:770 state 10997,
  * directory block 986 zeroed: the driver's old extender 985, whose first
  * slot named it, stopped naming a held block, went before the cut-off
@@ -187,7 +175,7 @@ static bool blank(struct scan_result *r, uint64_t blk)
 static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
 {
     const struct scan_block *c = &r->map[blk];
-    if ((live_tops != NULL && bit(live_tops, blk)) || (sc_named_bad(r, blk) && blank(r, blk)))
+    if ((live_tops != NULL && bit(live_tops, blk)) || sc_named_blank(r, blk))
         return true;
     if (sc_past_size_data(r, c))
         return false;

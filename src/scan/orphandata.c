@@ -48,7 +48,7 @@
  * correct:506 state 871 the unlinked /zz0036.jpg was an orphan, but a
  * deleted file once a zeroed directory orphaned the entry its map names.
  * So does a block a live link names as an entry and that reads as zeros
- * (sc_named_bad): an entry's sector that read back blank, whose time is
+ * (sc_named_blank): an entry's sector that read back blank, whose time is
  * gone, but a live tree holds it, so it was handed out after the file's
  * map was last written (correct:822 state 10864, directory block 621
  * zeroed: the deleted /Data.0038.jpg, whose map named it, read as an
@@ -321,18 +321,6 @@ out:
     return ok;
 }
 
-/* Does blk read as zeros?  (A block that cannot be read: no.) */
-static bool blank(struct scan_result *r, uint64_t blk)
-{
-    const uint8_t *w = sc_window(r, blk);
-    if (w == NULL)
-        return false;
-    for (uint32_t i = 0; i < r->g.blocksize; i++)
-        if (w[i] != 0)
-            return false;
-    return true;
-}
-
 /* Does a chain block the scan read list blk, on a slot nothing doubts? */
 static bool listed(const struct scan_result *r, uint64_t blk)
 {
@@ -356,8 +344,7 @@ bool sc_orphans_deleted(struct scan_result *r)
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && !stale; k++) {
             const struct scan_entry *e = any_entry_at(r, x, x->data[k]);
             stale = (e != NULL && newer_than_change(e, x)) || (lost_part && listed(r, x->data[k])) ||
-                    (x->data[k] < r->nblocks && sc_named_bad(r, x->data[k]) &&
-                     blank(r, x->data[k]));
+                    (x->data[k] < r->nblocks && sc_named_blank(r, x->data[k]));
         }
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;
         if (own == NULL || own->cls != SCAN_BLK_ORPHAN || own->owner != xid)

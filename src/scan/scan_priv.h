@@ -291,6 +291,9 @@ void sc_progress(struct scan_result *r, enum scan_phase phase, uint64_t done, ui
 /* Does a live link name blk as an entry or extender it does not read as
  * (TREE_PTR_TYPE, FILE_DATA_TYPE, EXT_TYPE, reported or pending)? */
 bool sc_named_bad(const struct scan_result *r, uint64_t blk);
+/* sc_named_bad, and blk reads as zeros: a live structure's sector that read
+ * back blank (a block whose window cannot be read: no). */
+bool sc_named_blank(struct scan_result *r, uint64_t blk);
 /* Record running out of memory; returns false for "if (!x) return sc_oom(r);". */
 bool sc_oom(struct scan_result *r);
 
