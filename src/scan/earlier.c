@@ -57,7 +57,7 @@ static bool slots_fit(const uint8_t *x, uint32_t bs, unsigned a, uint64_t n, uin
 
 /* Also what a geometry given without its address length is read with (infer.c). */
 bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, unsigned *addrlen,
-                          uint64_t *files)
+                          uint64_t *files, uint64_t *fits)
 {
     uint32_t bs = (uint32_t)1 << bits;
     uint64_t n = r->image_bytes >> bits;
@@ -110,6 +110,9 @@ bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, u
         cur = stack[--sp];
     }
     *files = deciding;
+    if (fits != NULL)
+        for (unsigned a = 1; a <= 8; a++)
+            fits[a] = fit[a];
     unsigned best = 0;
     for (unsigned a = 1; a <= 8; a++)
         if (fit[a] * 10 >= deciding * 9 && deciding > 0 && (best == 0 || fit[a] > fit[best]))
@@ -187,7 +190,7 @@ bool sc_earlier_formats(struct scan_result *r, const time_t *made)
             continue;
         uint64_t files = 0;
         unsigned al = 0;
-        if (!sc_addrlen_from_maps(r, obits, 1, &al, &files))
+        if (!sc_addrlen_from_maps(r, obits, 1, &al, &files, NULL))
             return false;
         char hint[256];
         earlier_hint(hint, sizeof(hint), (uint32_t)obs, al, files);

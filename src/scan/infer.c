@@ -386,7 +386,7 @@ bool sc_infer_geometry(struct scan_result *r, const char *why)
          * formatter's root tell the length best (earlier.c), the slot
          * values of the sample's chains and extenders next. */
         uint64_t root = sample_root(&s, bits, n);
-        if (root != 0 && !sc_addrlen_from_maps(r, bits, root, &addrlen, &map_files))
+        if (root != 0 && !sc_addrlen_from_maps(r, bits, root, &addrlen, &map_files, NULL))
             goto out;
         addr_decided = addrlen != 0;
         if (!addr_decided)

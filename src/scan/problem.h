@@ -147,9 +147,9 @@ enum scan_severity {
          "flipped (the 2012 driver refuses to mount it)"),                                      \
       N_("set the major version to 1"))                                                         \
     X(SB_ADDRLEN_WRONG, 0x000019, SCAN_SEV_CRITICAL, 0,                                         \
-      N_("superblock address length is {value} bytes, but the free list from block {block} "    \
-         "reads only with {count}-byte addresses, with which it adds up to 'freeblocks' and "   \
-         "lists no block past the device end"),                                                 \
+      N_("superblock address length is {value} bytes, but with it the free list from block "    \
+         "{block} lists blocks past the device end; it reads only with {count}-byte "           \
+         "addresses, which 'freeblocks' or the files' data maps bear out"),                     \
       N_("read with the free list's address length and write a superblock that says so"))      \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \

@@ -555,11 +555,12 @@ bool sc_earlier_formats(struct scan_result *r, const time_t *made);
 /*
  * The address length of a tree whose root directory is block root at
  * block size 1 << bits, read from its files' data maps: *addrlen, 0 when
- * they do not tell, and *files, the files that decided.  False on no
- * memory or a stop.
+ * they do not tell, and *files, the files that decided; with fits (9
+ * cells), fits[a], how many of those fit length a.  False on no memory or
+ * a stop.
  */
 bool sc_addrlen_from_maps(struct scan_result *r, unsigned bits, uint64_t root, unsigned *addrlen,
-                          uint64_t *files);
+                          uint64_t *files, uint64_t *fits);
 
 /* ---- freelist.c ----------------------------------------------------------- */
 
