@@ -12,7 +12,8 @@
  *    with which 'blocks' fits the image): the scan reads with that size;
  *  - SB_ADDRLEN_WRONG (with the superblock's address length the free list
  *    lists blocks past the device, with one other it lists none and adds up
- *    to 'freeblocks'): the scan reads with that one;
+ *    to 'freeblocks', or the files' data maps fit that one only): the scan
+ *    reads with that one;
  *  - SB_BLOCKS_OVER_ADDR (blocks beyond 2^(8*addrlen)): pointers are judged
  *    against the cap;
  *  - SB_BLOCKS_SMALL (blocks below the formatter's 16 while the image holds
@@ -158,9 +159,10 @@ static unsigned bits_from_root(struct scan_result *r)
  * address length, so it is read from 'freehead' to its end: with one other
  * address length no slot names a block past the device and the chain
  * blocks with the blocks they list add up to 'freeblocks' exactly, while
- * with the superblock's some slot names such a block.  Without that
- * agreement (no free list, a stale count, a chain cut short or looping) the
- * superblock's is kept, and what reads wrong is reported block by block.
+ * with the superblock's some slot names such a block; where no length's
+ * count agrees, the files' data maps may tell it (below).  Without that
+ * (no free list, a chain cut short or looping) the superblock's is kept,
+ * and what reads wrong is reported block by block.
  * On a sound stick this reads one block: the head, whose slots all lie
  * below the device end.  Returns the address length to read with, or 0 to
  * keep the superblock's.
