@@ -568,9 +568,14 @@ void sc_marks_settle(struct scan_result *r)
                 r->findings[j].code = r->alt[j].code = 0;
         }
     }
+    /* A count one below the list is no evidence: a push whose superblock
+     * write an unplug cut off leaves it so on any writer's media (65 of
+     * the kept states of the correct writer read as the driver's for it
+     * alone, their orphans as MARK_DRIVER_ORPHAN). */
     bool driver = false;
     for (size_t i = 0; i < r->nfindings && !driver; i++)
-        driver = r->alt[i].code == 0 && driver_only(r->findings[i].code);
+        driver = r->alt[i].code == 0 && driver_only(r->findings[i].code) &&
+                 !(r->findings[i].code == SCAN_PR_MARK_UNCOUNTED_PUSH && r->findings[i].count == 1);
     if (!driver)
         driver = sc_driver_files(r);
     sc_settle(r, driver);
