@@ -579,17 +579,20 @@ static bool mark_kept_slots(struct fsck_ctx *c, const struct scan_lost_tree *lt,
             if (x.level == 0)
                 continue;
             uint64_t *child = bsearch(&v, sorted, (size_t)n, sizeof(*sorted), cmp_u64);
-            if (child != NULL ? state[child - sorted] != 0
-                              : c->kind[v] != OWN_FREE || lanyfs_blockset_has(extra, v))
-                continue;
             if (child != NULL) {
+                if (state[child - sorted] != 0)
+                    continue;
                 state[child - sorted] = 1;
             } else {
-                int added = lanyfs_blockset_add(extra, v);
+                if (c->kind[v] != OWN_FREE)
+                    continue;
+                int added = lanyfs_blockset_add(extra, v); /* 0: entered already */
                 if (added < 0) {
                     ok = false;
                     goto out;
                 }
+                if (added == 0)
+                    continue;
             }
             if (sp == cap) {
                 struct node *ns = cap <= SIZE_MAX / 2 / sizeof(*ns)
