@@ -70,7 +70,9 @@
  *    Data blocks at its end that hold only zeros are no part of it: a
  *    write whose data never landed, they hold nothing to save, and a tree
  *    kept for them alone would become a file of holes.  They stay leaked,
- *    and a tree left with no data block maps nothing.
+ *    and a tree left with no data block maps nothing, unless it is a
+ *    deleted file's own extender that claims contested blocks: that file
+ *    was whole once, and a blank block of its own is damage.
  *
  * When the free list could not be walked to its end, a block nothing reached
  * may be a free one its lost part lists (unknown, not leaked): a tree's data
@@ -1368,7 +1370,21 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
                 give_back(r, seen, pairs[i].dblk);
             npairs = 0;
             d.n -= deferred;
-        } else if (npairs == 0 && deferred > 0) {
+            deferred = 0;
+        }
+        /* Zero blocks at its end hold nothing to keep: no write of them
+         * landed, and a tree left with nothing but contested blocks then
+         * is such a write: the bytes it contests are others'.  Not a
+         * deleted file's own extender, which mapped a file that was whole:
+         * a blank block of its own is damage, and its claims stand
+         * (correct:858 state 1298: block 23, once its block and now the
+         * entry of the write that took its blocks, zeroed). */
+        bool blank = false;
+        while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b)) {
+            give_back(r, seen, pairs[--npairs].dblk);
+            blank = true;
+        }
+        if (npairs == 0 && deferred > 0 && (!blank || bit(deleted_tops, blk))) {
             /* Nothing but contested blocks: those the other trees leave. */
             if (nshells == shells_cap) {
                 size_t ncap = shells_cap ? shells_cap * 2 : 4;
@@ -1386,9 +1402,6 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
             r->map[blk].flags |= SC_BF_LINKED;
             continue;
         }
-        /* Zero blocks at its end hold nothing to keep: no write of them landed. */
-        while (npairs > 0 && zero_block(r, pairs[npairs - 1].dblk, b))
-            give_back(r, seen, pairs[--npairs].dblk);
         if (npairs == 0) {
             /* Maps nothing any more: an extender leak (marks.c). */
             r->map[blk].flags |= SC_BF_LINKED;
