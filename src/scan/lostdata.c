@@ -173,14 +173,21 @@ static void set_bit(uint64_t *set, uint64_t b)
  * directory block 986 zeroed: the driver's old extender 985, whose first
  * slot named it, stopped naming a held block, went before the cut-off
  * write of /IMG_0133.txt, and took 13 of its blocks).  Not one that holds
- * bytes: the driver's stale links name blocks that later writes took. */
+ * bytes: the driver's stale links name blocks that later writes took; and
+ * not one a live file maps past its size, a leftover a tree may take,
+ * blank or not (correct:865 state 467, block 33 zeroed: the blocks after
+ * that top count as its file's, and IMG_0018's blank leftover 36 among
+ * them made the cut-off write of /Data.0057 go late, and lose its block
+ * 13 to an old extender). */
 static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
 {
     const struct scan_block *c = &r->map[blk];
-    if ((live_tops != NULL && bit(live_tops, blk)) || sc_named_blank(r, blk))
+    if (live_tops != NULL && bit(live_tops, blk))
         return true;
     if (sc_past_size_data(r, c))
         return false;
+    if (sc_named_blank(r, blk))
+        return true;
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_SUPER:
     case SCAN_BLK_DIR:
