@@ -165,10 +165,17 @@ enum lanyfs_err fsck_names_fix(struct fsck_ctx *c)
         }
         sort_ctx = c;
         qsort(dir->kids, dir->nkids, sizeof(*dir->kids), cmp_kid);
+        /* Each against the first of its run of equal names, which keeps
+         * it: the one just before may have been renamed already (three
+         * orphans of one name: correct:868 state 9800, root block 1
+         * zeroed, left two named alike). */
+        size_t first = 0;
         for (size_t k = 1; k < dir->nkids; k++) {
             struct tentry *t = &c->te[dir->kids[k]];
-            if (name_cmp(&t->e, &c->te[dir->kids[k - 1]].e) != 0)
+            if (name_cmp(&t->e, &c->te[dir->kids[first]].e) != 0) {
+                first = k;
                 continue;
+            }
             if (!t->moved && !t->is_new && !c->allow_tree)
                 continue;
             uint8_t orig[LANYFS_NAME_FIELD];
