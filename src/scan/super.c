@@ -159,7 +159,8 @@ static unsigned bits_from_root(struct scan_result *r)
  * address length, so it is read from 'freehead' to its end: with one other
  * address length no slot names a block past the device and the chain
  * blocks with the blocks they list add up to 'freeblocks' exactly, while
- * with the superblock's some slot names such a block; where no length's
+ * with the superblock's some slot names such a block, and the files' data
+ * maps do not fit the superblock's better (below); where no length's
  * count agrees, the files' data maps may tell it (below).  Without that
  * (no free list, a chain cut short or looping) the superblock's is kept,
  * and what reads wrong is reported block by block.
@@ -211,8 +212,21 @@ static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
     for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
         if (a != sb->addrlen && !wild[a] && nonzero[a] + chains == sb->freeblocks)
             found = found ? UINT_MAX : a;
-    if (found != 0)
-        return found == UINT_MAX ? 0 : found;
+    unsigned maps = 0, one = 0;
+    uint64_t files = 0, fits[9] = {0};
+    if (found == UINT_MAX)
+        return 0;
+    if (found != 0) {
+        /* A count may agree by chance: on a small device no short length
+         * reads wild, and one flipped bit in a chain slot adds a byte that
+         * is not zero to a count one off (correct:869 state 420, bit 7 of
+         * byte 24 of chain block 2: 1-byte addresses, 256 blocks, the
+         * list one above 'freeblocks', and every file read wrong).  Where
+         * the files' maps fit the superblock's length better, it stands. */
+        if (!sc_addrlen_from_maps(r, bits, sb->rootdir, &maps, &files, fits))
+            return 0;
+        return fits[sb->addrlen] > fits[found] ? 0 : found;
+    }
     /* No count to agree with (the 2012 driver's 'freeblocks' drifts both
      * ways, SPEC-9.2): the files' data maps tell the length, as for an
      * earlier format's (earlier.c), when the list reads sound with it, it
@@ -221,8 +235,6 @@ static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
      * none: 2012:839 state 1364, bit 0 of byte 14 of block 0 flipped, the
      * address length went from 3 to 2, 'freeblocks' was 101 below the
      * list, 9 of 14 files fit 3 and none another, and 17 files were lost). */
-    unsigned maps = 0, one = 0;
-    uint64_t files = 0, fits[9] = {0};
     if (!sc_addrlen_from_maps(r, bits, sb->rootdir, &maps, &files, fits))
         return 0;
     for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
