@@ -26,8 +26,7 @@
  * claimant.  A hole is a slot of zero, so one flipped bit in it names a
  * block whose number is a power of two: such a slot with holes on both
  * sides inside the size, or on its one side at the file's first or last
- * block, or beside one hole or at the file's last block where it makes no
- * run with its neighbour (a sparse file, as the 2012 driver's holes or a failed delete
+ * block (a sparse file, as the 2012 driver's holes or a failed delete
  * leave, SPEC-9.8, 9.9) is taken for the hole it was
  * (EXT_HOLE_FLIPPED), but only when the claim on its block is sure by the
  * claimant's own shape: the block is its extender, lies in a run of its
@@ -87,15 +86,10 @@ static bool among_holes(const struct scan_entry *x, uint64_t k)
  * sure claim, a one-bit slot there that makes no run with the other one
  * is a hole whose bit flipped as well (2012:706 state 3523, bit 4 of byte
  * 8 of block 171: slot 1 of readme-0083.txt, 209 then two holes, went to
- * 16, the first of the orphaned IMG_0038.bin's run 16-25).  So is the
- * file's last block after another: past it lies no block of the file
- * (2012:870 state 2275, bit 4 of byte 7 of block 198: the hole at slot 1
- * of report 0095, after 224, went to 16, the orphaned readme-0009.jpg's
- * first data block right after its extender). */
+ * 16, the first of the orphaned IMG_0038.bin's run 16-25). */
 static bool beside_hole(const struct scan_entry *x, uint64_t k)
 {
-    return (k > 0 && hole_at(x, k - 1)) || hole_at(x, k + 1) ||
-           (k > 0 && k + 1 == x->blocks_needed);
+    return (k > 0 && hole_at(x, k - 1)) || hole_at(x, k + 1);
 }
 
 /* Is blk one the sweep left to nobody, which no mark, candidate or live
