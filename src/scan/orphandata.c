@@ -52,7 +52,14 @@
  * gone, but a live tree holds it, so it was handed out after the file's
  * map was last written (correct:822 state 10864, directory block 621
  * zeroed: the deleted /Data.0038.jpg, whose map named it, read as an
- * orphan and took 19 blocks of the lost write at 992).
+ * orphan and took 19 blocks of the lost write at 992).  Not where that
+ * link reads as no entry and lies one bit from an orphaned directory
+ * whose tree reaches the file: the link flipped, orphaned the directory,
+ * and names the file's own block (named_by_flipped_link).
+ *
+ * So is an orphaned file whose top extender and one of the blocks it maps
+ * the free list lists (top_listed): the correct writer's delete frees the
+ * file's own block last, and a write cut off since took it off the list.
  *
  * So is an orphaned file whose data block inside the size the free list
  * lists, when a chain block of the list read as zeros or junk
@@ -327,6 +334,97 @@ static bool listed(const struct scan_result *r, uint64_t blk)
     return blk < r->nblocks && r->map[blk].cls == SCAN_BLK_FREE && !sc_free_doubted(r, blk);
 }
 
+/* Push e's links (its siblings unless top, its subtree when a directory). */
+static bool push_links(uint64_t **stack, size_t *n, size_t *cap, const struct scan_entry *e,
+                       bool top)
+{
+    uint64_t links[3] = {top ? 0 : e->e.left, top ? 0 : e->e.right,
+                         scan_entry_is_dir(e) ? e->e.subtree : 0};
+    for (int j = 0; j < 3; j++) {
+        if (links[j] == 0)
+            continue;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 16;
+            uint64_t *ns = realloc(*stack, nc * sizeof(*ns));
+            if (ns == NULL)
+                return false;
+            *stack = ns;
+            *cap = nc;
+        }
+        (*stack)[(*n)++] = links[j];
+    }
+    return true;
+}
+
+/* Does the orphaned directory at block d reach the entry at block blk
+ * through its tree (explicit stack, each block once, orphaned entries
+ * only)?  *ok goes false when memory runs out. */
+static bool dir_reaches(struct scan_result *r, uint64_t d, uint64_t blk, bool *ok)
+{
+    const struct scan_block *c = sc_cell(r, d);
+    const struct scan_entry *e = c != NULL && c->cls == SCAN_BLK_ORPHAN ? sc_entry(r, c->owner) : NULL;
+    if (e == NULL || e->block != d || !scan_entry_is_dir(e))
+        return false;
+    uint64_t *stack = NULL;
+    size_t n = 0, cap = 0;
+    struct lanyfs_blockset *seen = lanyfs_blockset_new();
+    bool hit = false;
+    if (seen == NULL || !push_links(&stack, &n, &cap, e, true)) {
+        *ok = false;
+        goto out;
+    }
+    while (n > 0 && !hit) {
+        uint64_t b = stack[--n];
+        int added = lanyfs_blockset_add(seen, b);
+        if (added < 0) {
+            *ok = false;
+            break;
+        }
+        if (added == 0)
+            continue;
+        if (b == blk) {
+            hit = true;
+            break;
+        }
+        const struct scan_block *bc = sc_cell(r, b);
+        const struct scan_entry *be =
+            bc != NULL && bc->cls == SCAN_BLK_ORPHAN ? sc_entry(r, bc->owner) : NULL;
+        if (be != NULL && be->block == b && !push_links(&stack, &n, &cap, be, false)) {
+            *ok = false;
+            break;
+        }
+    }
+out:
+    free(stack);
+    lanyfs_blockset_free(seen);
+    return hit;
+}
+
+/* Is blank block blk, which orphaned file x maps, named by a directory link
+ * that reads as no entry (TREE_PTR_TYPE) and lies one bit from an
+ * orphaned directory whose tree reaches x?  That link flipped, and
+ * orphaned the directory: blk is x's own, no block handed out since
+ * (correct:884 state 2724, bit 0 of byte 9 of directory block 17: its left
+ * link went from 91, /old76, to 347, a blank data block of
+ * /old76/readme-0139.bin, which then read as a deleted file). */
+static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry *x, uint64_t blk,
+                                  bool *ok)
+{
+    for (size_t i = 0; i < r->nfindings && *ok; i++) {
+        const struct scan_finding *f = &r->findings[i];
+        const struct scan_finding *a = r->alt != NULL ? &r->alt[i] : NULL;
+        if (!(f->code == SCAN_PR_TREE_PTR_TYPE && f->block2 == blk) &&
+            !(a != NULL && a->code == SCAN_PR_TREE_PTR_TYPE && a->block2 == blk))
+            continue;
+        for (unsigned k = 0; k < 64 && *ok; k++) {
+            uint64_t d = blk ^ ((uint64_t)1 << k);
+            if (d != 0 && d < r->nblocks && dir_reaches(r, d, x->block, ok))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* Is x an orphaned file whose top extender the free list lists, on a
  * slot nothing doubts, with a data block its top maps?  The correct
  * writer's delete frees a file's data, then its extenders, and its own
@@ -376,11 +474,14 @@ bool sc_orphans_deleted(struct scan_result *r)
             return false;
         x = sc_entry(r, xid);
         budget -= x->ndata < budget ? x->ndata : budget;
-        bool stale = false;
+        bool stale = false, ok = true;
         for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && !stale; k++) {
             const struct scan_entry *e = any_entry_at(r, x, x->data[k]);
             stale = (e != NULL && newer_than_change(e, x)) || (lost_part && listed(r, x->data[k])) ||
-                    (x->data[k] < r->nblocks && sc_named_blank(r, x->data[k]));
+                    (x->data[k] < r->nblocks && sc_named_blank(r, x->data[k]) &&
+                     !named_by_flipped_link(r, x, x->data[k], &ok));
+            if (!ok)
+                return sc_oom(r);
         }
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;
         if (own == NULL || own->cls != SCAN_BLK_ORPHAN || own->owner != xid)
