@@ -463,8 +463,14 @@ out:
 bool sc_push_links(uint64_t **stack, size_t *n, size_t *cap, const struct lanyfs_entry *e,
                    bool top)
 {
-    uint64_t links[3] = {top ? 0 : e->left, top ? 0 : e->right,
-                         lanyfs_entry_is_dir(e) ? e->subtree : 0};
+    return sc_push_link_set(stack, n, cap, top ? 0 : e->left, top ? 0 : e->right,
+                            lanyfs_entry_is_dir(e) ? e->subtree : 0);
+}
+
+bool sc_push_link_set(uint64_t **stack, size_t *n, size_t *cap, uint64_t left, uint64_t right,
+                      uint64_t subtree)
+{
+    uint64_t links[3] = {left, right, subtree};
     for (int j = 0; j < 3; j++) {
         if (links[j] == 0)
             continue;

@@ -338,22 +338,8 @@ static bool listed(const struct scan_result *r, uint64_t blk)
 static bool push_links(uint64_t **stack, size_t *n, size_t *cap, const struct scan_entry *e,
                        bool top)
 {
-    uint64_t links[3] = {top ? 0 : e->e.left, top ? 0 : e->e.right,
-                         scan_entry_is_dir(e) ? e->e.subtree : 0};
-    for (int j = 0; j < 3; j++) {
-        if (links[j] == 0)
-            continue;
-        if (*n == *cap) {
-            size_t nc = *cap ? *cap * 2 : 16;
-            uint64_t *ns = realloc(*stack, nc * sizeof(*ns));
-            if (ns == NULL)
-                return false;
-            *stack = ns;
-            *cap = nc;
-        }
-        (*stack)[(*n)++] = links[j];
-    }
-    return true;
+    return sc_push_link_set(stack, n, cap, top ? 0 : e->e.left, top ? 0 : e->e.right,
+                            scan_entry_is_dir(e) ? e->e.subtree : 0);
 }
 
 /* Does the orphaned directory at block d reach the entry at block blk

@@ -527,6 +527,9 @@ uint64_t sc_find_root(struct scan_result *r, uint64_t exclude);
  */
 bool sc_push_links(uint64_t **stack, size_t *n, size_t *cap, const struct lanyfs_entry *e,
                    bool top);
+/* Push left, right and subtree, those not 0, as sc_push_links does. */
+bool sc_push_link_set(uint64_t **stack, size_t *n, size_t *cap, uint64_t left, uint64_t right,
+                      uint64_t subtree);
 /* qsort's comparison of uint64_t values. */
 int sc_cmp_u64(const void *a, const void *b);
 
