@@ -94,6 +94,25 @@ bool sc_mark_reached_twice(struct scan_result *r, uint32_t first, uint32_t dir, 
     return sc_report_alt(r, &m, path, NULL, &alt, fe->path, path);
 }
 
+bool sc_mark_orphan_leaf(struct scan_result *r, uint32_t leaf)
+{
+    struct scan_entry *fe = sc_entry(r, leaf);
+    if (fe == NULL)
+        return true;
+    /* The driver's failed rename drops the old directory's tree, whose
+     * entries still link the renamed leaf (SPEC-9.9): the mark stands
+     * where the driver wrote.  Elsewhere the orphan is an entry an unlink
+     * or an insert cut off left with its old sibling links, no rename: of
+     * 25 such links on the correct writer's kept states whose write logs
+     * tell, 24 were cut in an unlink or a put, 1 in a rename.  Moving the
+     * orphan to /lost+found rewrites those links; nothing else is to be
+     * done. */
+    struct scan_finding m = {.code = SCAN_PR_MARK_RENAME_TWO_TREES, .entry = leaf,
+                             .block = fe->block};
+    struct scan_finding drop = {.code = SC_ALT_DROP};
+    return sc_report_alt(r, &m, fe->path, NULL, &drop, NULL, NULL);
+}
+
 bool sc_mark_stale_link(struct scan_result *r, uint32_t src, enum sc_link link, uint64_t blk,
                         bool chain, uint8_t type)
 {

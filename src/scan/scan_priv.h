@@ -795,6 +795,10 @@ bool sc_counters_pass(struct scan_result *r);
 /* An entry block reached a second time (TREE_REACHED_TWICE or a failed rename). */
 bool sc_mark_reached_twice(struct scan_result *r, uint32_t first, uint32_t dir, const char *path,
                            uint64_t from);
+/* A live leaf an orphaned entry links: the driver's failed rename
+ * (MARK_RENAME_TWO_TREES), or on other media a stale sibling link that
+ * moving the orphan rewrites (no finding). */
+bool sc_mark_orphan_leaf(struct scan_result *r, uint32_t leaf);
 /*
  * A tree finding (TREE_CYCLE, TREE_PTR_TYPE, TREE_ORDER, TREE_REACHED_TWICE,
  * TREE_DUP_NAME) that on driver media is the leftover of a tree the driver

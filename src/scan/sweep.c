@@ -372,7 +372,7 @@ static bool deleted_data(struct scan_result *r, uint32_t id, uint8_t *b)
 
 /*
  * A link from an orphan to a live leaf: the leaf sits in a dropped tree as
- * well, as a failed rename leaves it (marks.c decides).
+ * well, as the driver's failed rename leaves it (marks.c decides).
  */
 static bool twice_from_orphan(struct scan_result *r, uint32_t id)
 {
@@ -385,15 +385,7 @@ static bool twice_from_orphan(struct scan_result *r, uint32_t id)
         struct scan_entry *te = sc_entry(r, t->owner);
         if (te == NULL || te->state != SCAN_ENTRY_LIVE || te->e.left != 0 || te->e.right != 0)
             continue;
-        x = sc_entry(r, id);
-        uint32_t dir = j == 2 ? id : x->parent;
-        struct scan_entry *d = sc_entry(r, dir);
-        char *p = sc_path_join(d ? d->path : NULL, te->e.name, te->e.name_len);
-        if (p == NULL)
-            return sc_oom(r);
-        bool ok = sc_mark_reached_twice(r, te->id, dir, p, x->block);
-        free(p);
-        if (!ok)
+        if (!sc_mark_orphan_leaf(r, te->id))
             return false;
     }
     return true;
