@@ -344,8 +344,10 @@ static bool push_links(uint64_t **stack, size_t *n, size_t *cap, const struct sc
 
 /* Does the orphaned directory at block d reach the entry at block blk
  * through its tree (explicit stack, each block once, orphaned entries
- * only)?  *ok goes false when memory runs out. */
-static bool dir_reaches(struct scan_result *r, uint64_t d, uint64_t blk, bool *ok)
+ * only)?  *ok goes false when memory runs out; each node read spends one
+ * of *steps, and none left answers no. */
+static bool dir_reaches(struct scan_result *r, uint64_t d, uint64_t blk, bool *ok,
+                        uint64_t *steps)
 {
     const struct scan_block *c = sc_cell(r, d);
     const struct scan_entry *e = c != NULL && c->cls == SCAN_BLK_ORPHAN ? sc_entry(r, c->owner) : NULL;
@@ -359,8 +361,9 @@ static bool dir_reaches(struct scan_result *r, uint64_t d, uint64_t blk, bool *o
         *ok = false;
         goto out;
     }
-    while (n > 0 && !hit) {
+    while (n > 0 && !hit && *steps > 0) {
         uint64_t b = stack[--n];
+        (*steps)--;
         int added = lanyfs_blockset_add(seen, b);
         if (added < 0) {
             *ok = false;
@@ -394,9 +397,9 @@ out:
  * link went from 91, /old76, to 347, a blank data block of
  * /old76/readme-0139.bin, which then read as a deleted file). */
 static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry *x, uint64_t blk,
-                                  bool *ok)
+                                  bool *ok, uint64_t *steps)
 {
-    for (size_t i = 0; i < r->nfindings && *ok; i++) {
+    for (size_t i = 0; i < r->nfindings && *ok && *steps > 0; i++, (*steps)--) {
         const struct scan_finding *f = &r->findings[i];
         const struct scan_finding *a = r->alt != NULL ? &r->alt[i] : NULL;
         if (!(f->code == SCAN_PR_TREE_PTR_TYPE && f->block2 == blk) &&
@@ -404,7 +407,7 @@ static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry
             continue;
         for (unsigned k = 0; k < 64 && *ok; k++) {
             uint64_t d = blk ^ ((uint64_t)1 << k);
-            if (d != 0 && d < r->nblocks && dir_reaches(r, d, x->block, ok))
+            if (d != 0 && d < r->nblocks && dir_reaches(r, d, x->block, ok, steps))
                 return true;
         }
     }
@@ -441,6 +444,9 @@ static bool top_listed(struct scan_result *r, const struct scan_entry *x)
 bool sc_orphans_deleted(struct scan_result *r)
 {
     uint64_t budget = 2 * r->nblocks;
+    /* named_by_flipped_link's findings and nodes, all files together: a
+     * disk of many blank named blocks costs no more than a pass or two. */
+    uint64_t flip_steps = 2 * (r->nblocks + r->nfindings) + 1024;
     bool lost_part = r->chain_lost;
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
@@ -465,7 +471,7 @@ bool sc_orphans_deleted(struct scan_result *r)
             const struct scan_entry *e = any_entry_at(r, x, x->data[k]);
             stale = (e != NULL && newer_than_change(e, x)) || (lost_part && listed(r, x->data[k])) ||
                     (x->data[k] < r->nblocks && sc_named_blank(r, x->data[k]) &&
-                     !named_by_flipped_link(r, x, x->data[k], &ok));
+                     !named_by_flipped_link(r, x, x->data[k], &ok, &flip_steps));
             if (!ok)
                 return sc_oom(r);
         }
