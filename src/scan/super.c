@@ -212,31 +212,29 @@ static unsigned addrlen_from_free(struct scan_result *r, unsigned bits)
     for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
         if (a != sb->addrlen && !wild[a] && nonzero[a] + chains == sb->freeblocks)
             found = found ? UINT_MAX : a;
-    unsigned maps = 0, one = 0;
-    uint64_t files = 0, fits[9] = {0};
     if (found == UINT_MAX)
         return 0;
-    if (found != 0) {
-        /* A count may agree by chance: on a small device no short length
-         * reads wild, and one flipped bit in a chain slot adds a byte that
-         * is not zero to a count one off (correct:869 state 420, bit 7 of
-         * byte 24 of chain block 2: 1-byte addresses, 256 blocks, the
-         * list one above 'freeblocks', and every file read wrong).  Where
-         * the files' maps fit the superblock's length better, it stands. */
-        if (!sc_addrlen_from_maps(r, bits, sb->rootdir, &maps, &files, fits))
-            return 0;
-        return fits[sb->addrlen] > fits[found] ? 0 : found;
-    }
-    /* No count to agree with (the 2012 driver's 'freeblocks' drifts both
-     * ways, SPEC-9.2): the files' data maps tell the length, as for an
-     * earlier format's (earlier.c), when the list reads sound with it, it
-     * fits half the files that decide or more, at least two, and no other
-     * length fits any (the driver's maps of holes and extra blocks fit
-     * none: 2012:839 state 1364, bit 0 of byte 14 of block 0 flipped, the
-     * address length went from 3 to 2, 'freeblocks' was 101 below the
-     * list, 9 of 14 files fit 3 and none another, and 17 files were lost). */
+    /* The files' level-0 data maps, read with every length (earlier.c). */
+    unsigned maps = 0, one = 0;
+    uint64_t files = 0, fits[9] = {0};
     if (!sc_addrlen_from_maps(r, bits, sb->rootdir, &maps, &files, fits))
         return 0;
+    /* A count may agree by chance: on a small device no short length reads
+     * wild, and one flipped bit in a chain slot adds a byte that is not
+     * zero to a count one off (correct:869 state 420, bit 7 of byte 24 of
+     * chain block 2: 1-byte addresses, 256 blocks, 'freeblocks' one above
+     * the list, and every file read wrong).  Where the files' maps fit the
+     * superblock's length better, it stands. */
+    if (found != 0)
+        return fits[sb->addrlen] > fits[found] ? 0 : found;
+    /* No count to agree with (the 2012 driver's 'freeblocks' drifts both
+     * ways, SPEC-9.2): the maps tell the length when the list reads sound
+     * with it, it fits half the files that decide or more, at least two,
+     * and no other length fits any (the driver's maps of holes and extra
+     * blocks fit none: 2012:839 state 1364, bit 0 of byte 14 of block 0
+     * flipped, the address length went from 3 to 2, 'freeblocks' was 101
+     * below the list, 9 of 14 files fit 3 and none another, and 17 files
+     * were lost). */
     for (unsigned a = LANYFS_ADDRLEN_MIN; a <= LANYFS_ADDRLEN_MAX; a++)
         if (fits[a] != 0)
             one = one ? UINT_MAX : a;
