@@ -94,6 +94,7 @@ static const struct policy policies[] = {
     {"EXT_TYPE", FSCK_CAT_FILE, true},
     {"EXT_SLOT_FLIPPED", FSCK_CAT_FILE, true},
     {"FILE_DATA_FLIPPED", FSCK_CAT_FILE, true},
+    {"FILE_DATA_TYPE_FLIPPED", FSCK_CAT_FILE, true},
     {"FILE_DATA_UNWRITTEN", FSCK_CAT_FILE, true},
     {"EXT_HOLE_FLIPPED", FSCK_CAT_FILE, true},
     {"FREE_CYCLE", FSCK_CAT_FREELIST, false},
@@ -387,10 +388,11 @@ static struct tentry *add_scan_entry(struct fsck_ctx *c, const struct scan_entry
 
 /* The marks plan.c needs from the findings, on the target entries. */
 /*
- * FILE_DATA_FLIPPED: the data pointer names the extender the scan walked
- * for the file, the one just after its own block; the tree the flipped
- * pointer named stays the lost write of the file before it.  One write of
- * the entry, in phase 2.
+ * FILE_DATA_FLIPPED, FILE_DATA_TYPE_FLIPPED: the data pointer names the
+ * extender the scan walked for the file, the one just after its own block;
+ * the tree the flipped pointer named stays the lost write of the file
+ * before it, the block that is none stays whatever the scan read it as.
+ * One write of the entry, in phase 2.
  */
 static void unflip_data_pointer(struct fsck_ctx *c, struct tentry *t, uint64_t top)
 {
@@ -831,6 +833,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             add_fix(c, &fs[i]);
         else if (strcmp(pi->name, "FILE_DATA_FLIPPED") == 0 && t->file_allowed)
             unflip_data_pointer(c, t, fs[i].value);
+        else if (strcmp(pi->name, "FILE_DATA_TYPE_FLIPPED") == 0 && t->file_allowed)
+            unflip_data_pointer(c, t, fs[i].value2);
         else if (strcmp(pi->name, "FILE_DATA_UNWRITTEN") == 0 && t->file_allowed)
             clear_data_pointer(c, t, fs[i].block2);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)

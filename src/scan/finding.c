@@ -229,6 +229,7 @@ static bool value_is_hex(uint32_t code)
     case SCAN_PR_SB_ROOT_NOT_DIR:
     case SCAN_PR_TREE_PTR_TYPE:
     case SCAN_PR_FILE_DATA_TYPE:
+    case SCAN_PR_FILE_DATA_TYPE_FLIPPED:
     case SCAN_PR_EXT_TYPE:
     case SCAN_PR_FREE_CHAIN_TYPE:
     case SCAN_PR_FREE_PTR_ENTRY:

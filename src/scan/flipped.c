@@ -585,9 +585,7 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
     if (q == p || !sc_one_bit(p ^ q))
         return 0;
     const struct scan_block *qc = sc_cell(r, q), *pc = sc_cell(r, p), *ec = sc_cell(r, p - 1);
-    if (qc == NULL || pc == NULL || ec == NULL || qc->cls != SCAN_BLK_UNKNOWN || qc->owner != 0 ||
-        pc->cls != SCAN_BLK_UNKNOWN || p - 1 == own ||
-        (ec->cls != SCAN_BLK_UNKNOWN && ec->cls != SCAN_BLK_FILE))
+    if (qc == NULL || pc == NULL || ec == NULL || qc->cls != SCAN_BLK_UNKNOWN || qc->owner != 0)
         return 0;
     uint8_t *b = malloc(r->g.blocksize);
     if (b == NULL) {
@@ -595,22 +593,41 @@ uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x)
         return 0;
     }
     struct lanyfs_entry e;
+    struct scan_finding f = {.entry = x->id, .block = own, .block2 = p};
     bool ok = sc_read(r, q, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
-              sc_extender_maps(&r->g, r->dev_blocks, b) &&
-              sc_read(r, p, b, NULL) == LANYFS_OK && b[0] == LANYFS_TYPE_EXT &&
-              sc_read(r, p - 1, b, NULL) == LANYFS_OK &&
-              sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_file(&e) &&
-              e.wrcnt == 0 && e.subtree == 0;
+              sc_extender_maps(&r->g, r->dev_blocks, b) && sc_read(r, p, b, NULL) == LANYFS_OK;
+    if (ok && b[0] != LANYFS_TYPE_EXT) {
+        /* No tree at all where it points, and not a blank one whose bytes
+         * a damage took: the pointer is wrong whatever the extender at
+         * q is, and q is the one a file's first write puts there. */
+        f.code = SCAN_PR_FILE_DATA_TYPE_FLIPPED;
+        f.value = b[0];
+        f.value2 = q;
+        ok = !sc_zero_from(b, 0, r->g.blocksize);
+    } else {
+        f.code = SCAN_PR_FILE_DATA_FLIPPED;
+        f.value = q;
+        f.count = p - 1;
+        ok = ok && pc->cls == SCAN_BLK_UNKNOWN && p - 1 != own &&
+             (ec->cls == SCAN_BLK_UNKNOWN || ec->cls == SCAN_BLK_FILE) &&
+             sc_read(r, p - 1, b, NULL) == LANYFS_OK &&
+             sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_file(&e) &&
+             e.wrcnt == 0 && e.subtree == 0;
+    }
     free(b);
-    if (!ok)
-        return 0;
-    if (!sc_report(r,
-                   &(struct scan_finding){.code = SCAN_PR_FILE_DATA_FLIPPED, .entry = x->id,
-                                          .block = own, .block2 = p, .value = q,
-                                          .count = p - 1},
-                   x->path, NULL))
+    if (!ok || !sc_report(r, &f, x->path, NULL))
         return 0;
     return q;
+}
+
+uint64_t sc_walked_top(const struct scan_result *r, const struct scan_entry *x)
+{
+    uint64_t p = x->e.subtree, q = x->block + 1;
+    if (p == 0 || p >= r->nblocks || q >= r->nblocks || !sc_one_bit(p ^ q) ||
+        r->map[p].owner == x->id)
+        return p;
+    const struct scan_block *c = &r->map[q];
+    return c->cls == SCAN_BLK_EXTENDER && c->owner == x->id ? q : p;
 }
 
 /* Does a slot of the extender in b name a block x holds?  Then b is x's

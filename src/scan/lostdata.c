@@ -1312,7 +1312,7 @@ bool sc_lost_trees(struct scan_result *r, uint8_t *b, uint64_t *empty, uint64_t 
         if (!scan_entry_is_file(x) || x->e.subtree == 0 || x->e.subtree >= r->nblocks)
             continue;
         if (x->state == SCAN_ENTRY_LIVE)
-            set_bit(live_tops, x->e.subtree);
+            set_bit(live_tops, sc_walked_top(r, x));
         else if (x->state == SCAN_ENTRY_DELETED)
             set_bit(deleted_tops, x->e.subtree);
     }

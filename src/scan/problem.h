@@ -235,6 +235,11 @@ enum scan_severity {
       N_("{path}: an entry created but never written back (counter 0, size 0) holds no "        \
          "data pointer, but reads {block2}, a single set bit: a flipped bit"),                  \
       N_("clear the data pointer"))                                                             \
+    X(FILE_DATA_TYPE_FLIPPED, 0x02000e, SCAN_SEV_ERROR, 0,                                      \
+      N_("{path}: data pointer {block2} names a block of type {value}, not an extender; block " \
+         "{value2}, one bit away and just after the file's own block, is an extender that "     \
+         "maps data and nothing holds"),                                                        \
+      N_("set the data pointer to that extender"))                                              \
     /* ---- pass 3: the free list ---- */                                                       \
     X(FREE_CYCLE, 0x030001, SCAN_SEV_ERROR, 0,                                                  \
       N_("free list: chain block {block} links back to block {block2}: a cycle"),               \

@@ -740,11 +740,15 @@ bool sc_breaks_run(const uint64_t *d, uint64_t n, uint64_t k);
 bool sc_flip_free_claims(struct scan_result *r);
 /*
  * The live file x's data pointer with one flipped bit, onto another file's
- * lost write (FILE_DATA_FLIPPED, reported here): the extender it named
+ * lost write (FILE_DATA_FLIPPED) or onto a block that is no extender
+ * (FILE_DATA_TYPE_FLIPPED), both reported here: the extender it named
  * before the flip, to walk instead; 0 when the disk shows no such flip.
  * The entry keeps the pointer it reads; fsck sets it.
  */
 uint64_t sc_flip_data_pointer(struct scan_result *r, const struct scan_entry *x);
+/* The top the walk took for the live file x: its data pointer, or the
+ * extender sc_flip_data_pointer found in its place. */
+uint64_t sc_walked_top(const struct scan_result *r, const struct scan_entry *x);
 
 /* ---- sweep.c -------------------------------------------------------------- */
 
