@@ -395,7 +395,11 @@ out:
  * orphaned the directory: blk is x's own, no block handed out since
  * (correct:884 state 2724, bit 0 of byte 9 of directory block 17: its left
  * link went from 91, /old76, to 347, a blank data block of
- * /old76/readme-0139.bin, which then read as a deleted file). */
+ * /old76/readme-0139.bin, which then read as a deleted file).  So is a
+ * link of one set bit: no link, 0, with that bit flipped (2012:918 state
+ * 3408, bit 7 of byte 16 of block 199: the right link of the leaf
+ * readme-0109.odt went from 0 to 128, a blank data block of the orphaned
+ * /Data.0017, which then read as a deleted file). */
 static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry *x, uint64_t blk,
                                   bool *ok, uint64_t *steps)
 {
@@ -405,6 +409,8 @@ static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry
         if (!(f->code == SCAN_PR_TREE_PTR_TYPE && f->block2 == blk) &&
             !(a != NULL && a->code == SCAN_PR_TREE_PTR_TYPE && a->block2 == blk))
             continue;
+        if (sc_one_bit(blk))
+            return true; /* no link, 0, with one bit flipped */
         for (unsigned k = 0; k < 64 && *ok; k++) {
             uint64_t d = blk ^ ((uint64_t)1 << k);
             if (d != 0 && d < r->nblocks && dir_reaches(r, d, x->block, ok, steps))
