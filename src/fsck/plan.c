@@ -110,6 +110,7 @@ static const struct policy policies[] = {
     {"BLOCKS_LEAKED", FSCK_CAT_FREELIST, false},
     {"ORPHAN_ENTRY", FSCK_CAT_ORPHAN, true},
     {"DELETED_ENTRY", FSCK_CAT_UNDELETE, true},
+    {"ORPHAN_LINK_FLIPPED", FSCK_CAT_FILE, true},
     {"BLOCK_UNREADABLE", FSCK_CAT_NONE, false},
     {"TORN_CHAIN_COUNTER", FSCK_CAT_FREELIST, false},
     {"TORN_SECTORS", FSCK_CAT_TREE, false},
@@ -835,6 +836,8 @@ static void apply_marks(struct fsck_ctx *c, const struct scan_result *res)
             unflip_data_pointer(c, t, fs[i].value);
         else if (strcmp(pi->name, "FILE_DATA_TYPE_FLIPPED") == 0 && t->file_allowed)
             unflip_data_pointer(c, t, fs[i].value2);
+        else if (strcmp(pi->name, "ORPHAN_LINK_FLIPPED") == 0 && t->file_allowed && t->moved)
+            t->fields_dirty = true; /* the scan's mended link, written with the entry */
         else if (strcmp(pi->name, "FILE_DATA_UNWRITTEN") == 0 && t->file_allowed)
             clear_data_pointer(c, t, fs[i].block2);
         else if (strcmp(pi->name, "UNLINKED_FILE_DATA") == 0 && t->file_allowed)

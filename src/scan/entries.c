@@ -400,6 +400,9 @@ void sc_entries_free(struct scan_result *r)
     free(r->unwritten);
     r->unwritten = NULL;
     r->nunwritten = r->unwritten_cap = 0;
+    free(r->wild);
+    r->wild = NULL;
+    r->nwild = r->wild_cap = 0;
     sc_mem_release(r->entries, r->entries_bytes);
     sc_mem_release(r->aux, r->aux_bytes);
     r->entries = NULL;

@@ -3,16 +3,16 @@
  * run.
  *
  * The sweep must read every block the walks did not, and on a stick of
- * small files that is mostly the free space: blocks it reads only to
- * learn that they can be read and whether one holds a deleted entry
- * (sc_probe_entry).  Which blocks are free is known once the free list is
- * walked, before the tree walk; so the blocks the free list lists, as runs
- * taken from the map at that moment, are handed to the helper thread
- * (prefault.c), which reads them run by run and keeps two bits a block:
- * read whole, and looks like an entry.  The sweep, after sc_freeread_wait,
- * reads a block again only when its bits say it holds an entry, or when
- * it was not read: the deleted entries are still found by the sweep, in
- * block order, so their ids do not change.
+ * small files that is mostly the free space: blocks it reads only to learn
+ * that they can be read and whether one holds a deleted entry
+ * (sc_probe_entry_tolerant).  Which blocks are free is known once the free
+ * list is walked, before the tree walk; so the blocks the free list lists,
+ * as runs taken from the map at that moment, are handed to the helper
+ * thread (prefault.c), which reads them run by run and keeps two bits a
+ * block: read whole, and looks like an entry.  The sweep, after
+ * sc_freeread_wait, reads a block again only when its bits say it holds an
+ * entry, or when it was not read: the deleted entries are still found by
+ * the sweep, in block order, so their ids do not change.
  *
  * The job shares nothing with the scan while it runs: the runs, the
  * geometry and the device's end are copied to it, it reads the image
@@ -38,7 +38,7 @@ struct sc_freeread {
     uint64_t at;          /* its next block, from its first */
     uint8_t *buf;         /* FREEREAD_CHUNK bytes */
     uint64_t *read_ok;    /* a bit a block: read whole */
-    uint64_t *is_entry;   /* a bit a block: sc_probe_entry holds */
+    uint64_t *is_entry;   /* a bit a block: sc_probe_entry_tolerant holds */
     uint64_t bytes_read;
     struct sc_subprobe sub; /* entries of a smaller block size (subentries.c) */
     bool complete;        /* every run was read */
@@ -71,11 +71,12 @@ static bool step(void *ctx)
                            NULL) == LANYFS_OK) {
         f->bytes_read += n << f->g.blockbits;
         struct lanyfs_entry e;
+        uint64_t wild;
         for (uint64_t k = 0; k < n; k++) {
             const uint8_t *b = f->buf + ((size_t)k << f->g.blockbits);
             /* Only a directory or file type can begin an entry. */
             bool entry = (b[0] == LANYFS_TYPE_DIR || b[0] == LANYFS_TYPE_FILE) &&
-                         sc_probe_entry(&f->g, f->dev_blocks, b, &e);
+                         sc_probe_entry_tolerant(&f->g, f->dev_blocks, b, &e, &wild);
             if (entry)
                 set_bit(f->is_entry, blk + k);
             sc_subprobe_block(&f->sub, blk + k, b, entry);

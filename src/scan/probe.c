@@ -65,6 +65,42 @@ bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint
     return sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
 }
 
+uint64_t sc_link_unflipped(uint64_t v, uint64_t dev_blocks)
+{
+    if (v == 0)
+        return 0;
+    v &= ~((uint64_t)1 << (63 - __builtin_clzll(v)));
+    return v < dev_blocks ? v : 0;
+}
+
+bool sc_probe_entry_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                             struct lanyfs_entry *e, uint64_t *wild_link)
+{
+    *wild_link = 0;
+    if (sc_probe_entry(g, dev_blocks, b, e))
+        return true;
+    if ((e->type != LANYFS_TYPE_DIR && e->type != LANYFS_TYPE_FILE) || e->name_len == 0 ||
+        e->name_len > LANYFS_NAME_MAX || !sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT) ||
+        !sc_ts_ok(&e->created) || !sc_ts_ok(&e->modified) || (e->attr & ~(uint16_t)0x000f))
+        return false;
+    uint64_t *link[3] = {&e->left, &e->right, &e->subtree};
+    unsigned wild = 0;
+    for (uint32_t i = LANYFS_EN_USED; i < g->blocksize && wild < 2; i++)
+        if (b[i] != 0)
+            wild += sc_one_bit(b[i]) ? 1 : 2;
+    for (unsigned i = 0; i < 3; i++)
+        wild += *link[i] >= dev_blocks;
+    if (wild != 1)
+        return false;
+    for (unsigned i = 0; i < 3; i++) {
+        if (*link[i] < dev_blocks)
+            continue;
+        *wild_link = *link[i];
+        *link[i] = sc_link_unflipped(*link[i], dev_blocks);
+    }
+    return true;
+}
+
 /* The checks of sc_probe_entry past the type byte that a block whose type
  * byte says entry may fail and still be one: a flipped bit or a torn
  * write spoils one or two; data or junk that a damaged link names, most. */

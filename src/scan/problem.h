@@ -297,6 +297,11 @@ enum scan_severity {
          "format does not use, the first in block {block}, {count2} of their links landing "   \
          "right: {text}"),                                                                      \
       N_("none: copy that format's files out as the message says"))                             \
+    X(ORPHAN_LINK_FLIPPED, 0x040009, SCAN_SEV_WARNING, 0,                                       \
+      N_("orphaned '{path}' at block {block} reads a link of {block2}, past the device end, "   \
+         "and passes every other check of an entry: one flipped bit; with it cleared the link " \
+         "is {value}"),                                                                         \
+      N_("set the link to that block when the entry is relinked"))                              \
     /* ---- pass 5: write counters and torn writes ---- */                                      \
     X(TORN_CHAIN_COUNTER, 0x050001, SCAN_SEV_WARNING, 0,                                        \
       N_("chain block {block}: counter {value} is lower than its {count} slot changes allow"),  \

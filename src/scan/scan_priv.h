@@ -127,6 +127,13 @@ struct sc_unwritten_ptr {
     uint64_t was; /* the pointer as read */
 };
 
+/* A link past the device that an unreached entry's block read and the
+ * sweep mended (sc_probe_entry_tolerant). */
+struct sc_wild_link {
+    uint64_t blk; /* the entry's block */
+    uint64_t was; /* the link as read */
+};
+
 /* A torn block a walk found, reported when the sweep reaches it (counters.c). */
 struct sc_torn_note {
     uint64_t blk;    /* the block */
@@ -250,6 +257,9 @@ struct scan_result {
      * block: FILE_DATA_UNWRITTEN, reported by the counters pass */
     struct sc_unwritten_ptr *unwritten;
     size_t nunwritten, unwritten_cap; /* used, allocated */
+    /* Unreached entries read with a mended link (sweep.c), by their block */
+    struct sc_wild_link *wild;
+    size_t nwild, wild_cap; /* used, allocated */
 
     /* Once-only findings */
     bool too_deep_reported;        /* TREE_TOO_DEEP */
@@ -479,6 +489,20 @@ bool sc_ts_seconds(const struct lanyfs_ts *ts, time_t *t);
  */
 bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
                     struct lanyfs_entry *e);
+/*
+ * A block no walk reached read as an entry (deleted or orphaned): one
+ * sc_probe_entry takes, or one that fails only where one flipped bit
+ * spoils a whole entry: one link past the device (its highest set bit
+ * cleared when that brings it in, else read as 0; the link as read in
+ * *wild_link, else 0 there), or one bit set past the entry's end.  Not
+ * more there: an earlier format's smaller blocks follow its entries
+ * (earlier.c).
+ */
+bool sc_probe_entry_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
+                             struct lanyfs_entry *e, uint64_t *wild_link);
+/* A link v past the device with its highest set bit cleared, when that
+ * brings it below dev_blocks; else 0. */
+uint64_t sc_link_unflipped(uint64_t v, uint64_t dev_blocks);
 /* Does b, whose type byte says entry, fail so many of an entry's checks
  * that it holds none (data or junk a damaged link names)? */
 bool sc_entry_junk(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,

@@ -87,12 +87,66 @@ bool sc_ext_name_slots(struct scan_result *r, const uint8_t *b)
     return true;
 }
 
+/*
+ * An entry no walk reached, in block blk: deleted (the free list lists
+ * it) or orphaned.  A link it read past the device (wild) and mended
+ * (sc_probe_entry_tolerant) is noted for report_wild_links (correct:904
+ * state 1128, bit 7 of byte 10 of block 6: the left link of the deleted
+ * /zz0054.bin went past the device, the block read as no entry, and the
+ * extender tree of its file lost its blocks to a cut-off write's).
+ */
+static bool add_unreached(struct scan_result *r, uint64_t blk, const struct lanyfs_entry *e,
+                          enum scan_entry_state state, uint64_t wild)
+{
+    uint32_t id = sc_entry_add(r, blk, e, state, 0, NULL);
+    if (id == 0)
+        return false;
+    struct scan_block *c = &r->map[blk];
+    c->cls = state == SCAN_ENTRY_DELETED ? SCAN_BLK_DELETED : SCAN_BLK_ORPHAN;
+    c->owner = id;
+    sc_map_meta(r, blk, e->wrcnt);
+    if (wild == 0)
+        return true;
+    if (r->nwild == r->wild_cap) {
+        struct sc_wild_link *n = sc_grow(r->wild, &r->wild_cap, sizeof(*n), 8);
+        if (n == NULL)
+            return sc_oom(r);
+        r->wild = n;
+    }
+    r->wild[r->nwild++] = (struct sc_wild_link){blk, wild};
+    return true;
+}
+
+/* The mended links of the entries that stayed orphans, once their paths
+ * are known: fsck writes the link so when it relinks the entry.  A
+ * deleted entry's is only read so (a free block: nothing to repair). */
+static bool report_wild_links(struct scan_result *r)
+{
+    for (size_t i = 0; i < r->nwild; i++) {
+        uint64_t blk = r->wild[i].blk;
+        const struct scan_block *c = sc_cell(r, blk);
+        const struct scan_entry *x = c != NULL && c->cls == SCAN_BLK_ORPHAN ? sc_entry(r, c->owner)
+                                                                             : NULL;
+        if (x == NULL || x->block != blk)
+            continue;
+        uint64_t was = r->wild[i].was;
+        if (!sc_report(r,
+                       &(struct scan_finding){.code = SCAN_PR_ORPHAN_LINK_FLIPPED,
+                                              .entry = x->id, .block = blk, .block2 = was,
+                                              .value = sc_link_unflipped(was, r->dev_blocks)},
+                       x->path, NULL))
+            return false;
+    }
+    return true;
+}
+
 /* Classify one block; b holds its bytes when needs_bytes says so. */
 static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
 {
     const struct lanyfs_geom *g = &r->g;
     struct scan_block *c = &r->map[blk];
     struct lanyfs_entry e;
+    uint64_t wild;
     switch ((enum scan_class)c->cls) {
     case SCAN_BLK_DIR:
     case SCAN_BLK_FILE:
@@ -100,17 +154,11 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     case SCAN_BLK_CHAIN:
         return sc_counter_torn(r, blk, b);
     case SCAN_BLK_FREE:
-        if (b != NULL && !sc_probe_entry(g, r->dev_blocks, b, &e)) {
-            sc_subprobe_block(&r->sub, blk, b, false);
-        } else if (b != NULL) {
-            uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_DELETED, 0, NULL);
-            if (id == 0)
-                return false;
-            c = &r->map[blk];
-            c->cls = SCAN_BLK_DELETED;
-            c->owner = id;
-            sc_map_meta(r, blk, e.wrcnt);
-        }
+        if (b == NULL)
+            return true;
+        if (sc_probe_entry_tolerant(g, r->dev_blocks, b, &e, &wild))
+            return add_unreached(r, blk, &e, SCAN_ENTRY_DELETED, wild);
+        sc_subprobe_block(&r->sub, blk, b, false);
         return true;
     case SCAN_BLK_UNKNOWN:
         break;
@@ -123,16 +171,8 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
         c->cls = SCAN_BLK_BEYOND;
         return true;
     }
-    if (sc_probe_entry(g, r->dev_blocks, b, &e)) {
-        uint32_t id = sc_entry_add(r, blk, &e, SCAN_ENTRY_ORPHAN, 0, NULL);
-        if (id == 0)
-            return false;
-        c = &r->map[blk];
-        c->cls = SCAN_BLK_ORPHAN;
-        c->owner = id;
-        sc_map_meta(r, blk, e.wrcnt);
-        return true;
-    }
+    if (sc_probe_entry_tolerant(g, r->dev_blocks, b, &e, &wild))
+        return add_unreached(r, blk, &e, SCAN_ENTRY_ORPHAN, wild);
     bool chain = sc_probe_chain(g, r->dev_blocks, b);
     bool ext = sc_probe_extender(g, r->dev_blocks, b);
     /* Only the formatter writes chain blocks of type 0x80: one is no chain
@@ -529,7 +569,7 @@ bool sc_sweep_pass(struct scan_result *r)
                        x->path, "%s", sc_kind_name(x)))
             goto out;
     }
-    if (!sc_orphan_data_entries(r) || !link_orphans(r) ||
+    if (!sc_orphan_data_entries(r) || !link_orphans(r) || !report_wild_links(r) ||
         !sc_earlier_formats(r, made_known ? &made : NULL) ||
         !sc_earlier_smaller(r, sc_freeread_subprobe(r)))
         goto out;
