@@ -399,19 +399,26 @@ out:
  * link of one set bit: no link, 0, with that bit flipped (2012:918 state
  * 3408, bit 7 of byte 16 of block 199: the right link of the leaf
  * readme-0109.odt went from 0 to 128, a blank data block of the orphaned
- * /Data.0017, which then read as a deleted file). */
+ * /Data.0017, which then read as a deleted file), and a child slot of an
+ * extender that reads as no extender (EXT_TYPE) of one set bit (correct:924
+ * state 5779, bit 2 of byte 15 of block 885: an empty slot of the level-1
+ * top of /old5/m13/IMG_0051.odt went to 1024, a blank data block of the
+ * orphaned /IMG_0051.odt). */
 static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry *x, uint64_t blk,
                                   bool *ok, uint64_t *steps)
 {
     for (size_t i = 0; i < r->nfindings && *ok && *steps > 0; i++, (*steps)--) {
         const struct scan_finding *f = &r->findings[i];
         const struct scan_finding *a = r->alt != NULL ? &r->alt[i] : NULL;
-        if (!(f->code == SCAN_PR_TREE_PTR_TYPE && f->block2 == blk) &&
-            !(a != NULL && a->code == SCAN_PR_TREE_PTR_TYPE && a->block2 == blk))
+        bool dir = (f->code == SCAN_PR_TREE_PTR_TYPE && f->block2 == blk) ||
+                   (a != NULL && a->code == SCAN_PR_TREE_PTR_TYPE && a->block2 == blk);
+        bool ext = (f->code == SCAN_PR_EXT_TYPE && f->block2 == blk) ||
+                   (a != NULL && a->code == SCAN_PR_EXT_TYPE && a->block2 == blk);
+        if (!dir && !ext)
             continue;
         if (sc_one_bit(blk))
             return true; /* no link, 0, with one bit flipped */
-        for (unsigned k = 0; k < 64 && *ok; k++) {
+        for (unsigned k = 0; k < 64 && dir && *ok; k++) {
             uint64_t d = blk ^ ((uint64_t)1 << k);
             if (d != 0 && d < r->nblocks && dir_reaches(r, d, x->block, ok, steps))
                 return true;
