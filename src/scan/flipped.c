@@ -333,6 +333,12 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
     return best;
 }
 
+/* How far v lies from x's top extender. */
+static uint64_t top_gap(const struct scan_entry *x, uint64_t v)
+{
+    return x->e.subtree > v ? x->e.subtree - v : v - x->e.subtree;
+}
+
 /* The one block one bit away from blk that is left to nobody, that skip
  * does not name, and that lies nearer x's blocks beside file block k than
  * blk does (gap); 0 when there is none, or more than one.  A block one bit
@@ -357,17 +363,24 @@ static uint64_t gap(const struct scan_entry *x, uint64_t k, uint64_t v)
  * blocks everywhere (correct:668 state 11046, bit 7 of byte 5 of block 79
  * flipped: the only slot of a live file's extender 79 went from 80 to
  * 208, inside the lost write at 385, and the old extenders 70 and 74
- * named 80). */
+ * named 80).  A file of one block has no blocks beside its slot: there
+ * the rival must lie less than half as far from the file's top extender
+ * as the slot's block (2012:931 state 468, bit 5 of byte 5 of block 50:
+ * the one slot of /zz0028 went from 42 to 10, inside the run of the
+ * orphaned /Backup13/zz0017.tar.gz, 40 blocks from the extender where 42
+ * lies 8; a flip that moves a slot a little farther says nothing, as
+ * correct:585's shows). */
 static uint64_t lone_block(struct scan_result *r, const struct scan_entry *x, uint64_t k,
                            uint64_t blk, uint64_t first, sc_names_fn skip, const void *ctx)
 {
     uint64_t found = 0, far = gap(x, k, blk);
+    bool by_top = far == UINT64_MAX && k == 0 && x->e.subtree != 0;
     for (unsigned j = 0; j < 64; j++) {
         uint64_t a = blk ^ ((uint64_t)1 << j);
         if (a == 0 || a >= r->dev_blocks || !left_over(r, a) ||
             r->map[a].cls != SCAN_BLK_LEAKED ||
             (a != first && (sc_cellbits_get(&r->ext_named, a) || skip(ctx, a))) ||
-            !(gap(x, k, a) < far))
+            !(by_top ? top_gap(x, a) < top_gap(x, blk) / 2 : gap(x, k, a) < far))
             continue;
         if (found != 0)
             return 0;
