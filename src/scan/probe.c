@@ -155,6 +155,22 @@ bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b)
     return sc_slots_end(b + LANYFS_EXT_SLOTS, g->addrlen, g->extmax) == 0;
 }
 
+bool sc_probe_extender_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
+{
+    if (sc_probe_extender(g, dev_blocks, b))
+        return true;
+    if (b[0] != LANYFS_TYPE_EXT || b[LANYFS_EXT_LEVEL] > SC_LEVEL_MAX || dev_blocks == 0)
+        return false;
+    unsigned wild = 0;
+    for (uint32_t k = 0; k < g->extmax; k++) {
+        uint64_t s = lanyfs_ext_slot(g, b, k);
+        if (s >= dev_blocks &&
+            (++wild > 1 || (s & ~((uint64_t)1 << (63 - __builtin_clzll(s)))) >= dev_blocks))
+            return false;
+    }
+    return wild == 1;
+}
+
 bool sc_extender_maps(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b)
 {
     return sc_probe_extender(g, dev_blocks, b) && !sc_extender_empty(g, b);

@@ -515,6 +515,10 @@ bool sc_entry_junk(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8
 bool sc_probe_chain(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
 /* The bytes look like an extender: type 0x80, a level a device can need, slots in range. */
 bool sc_probe_extender(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
+/* An extender sc_probe_extender takes, or one whose slots are all below
+ * dev_blocks but one that one flipped bit put past it (its highest set
+ * bit cleared brings it in): an orphaned extender a flip spoilt. */
+bool sc_probe_extender_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b);
 /* Every slot of the extender is zero. */
 bool sc_extender_empty(const struct lanyfs_geom *g, const uint8_t *b);
 /* The bytes look like an extender (sc_probe_extender) with a slot that is not zero. */

@@ -174,7 +174,7 @@ static bool classify(struct scan_result *r, uint64_t blk, const uint8_t *b)
     if (sc_probe_entry_tolerant(g, r->dev_blocks, b, &e, &wild))
         return add_unreached(r, blk, &e, SCAN_ENTRY_ORPHAN, wild);
     bool chain = sc_probe_chain(g, r->dev_blocks, b);
-    bool ext = sc_probe_extender(g, r->dev_blocks, b);
+    bool ext = sc_probe_extender_tolerant(g, r->dev_blocks, b);
     /* Only the formatter writes chain blocks of type 0x80: one is no chain
      * block when its counter is too low for the writes that would have
      * changed the formatter's full block into it (an extender with one
