@@ -60,6 +60,7 @@ static const struct policy policies[] = {
     {"SB_VERSION_FLIPPED", FSCK_CAT_SUPER, false},
     {"SB_ROOTDIR_RANGE", FSCK_CAT_ROOT, false},
     {"SB_FREEHEAD_RANGE", FSCK_CAT_FREELIST, false},
+    {"SB_FREEHEAD_FLIPPED", FSCK_CAT_FREELIST, false},
     {"SB_FREETAIL_RANGE", FSCK_CAT_FREELIST, false},
     {"SB_BADBLOCKS_RANGE", FSCK_CAT_SUPER, false},
     {"SB_FREEBLOCKS_WRONG", FSCK_CAT_FREELIST, false},

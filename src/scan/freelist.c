@@ -16,8 +16,11 @@
  *     - FREE_CHAIN_TYPE: a type other than 0x70 or 0x80 (the walk goes on
  *       when the block still looks like a chain block, and stops
  *       otherwise); 0x80 is counted for MARK_FORMATTER_CHAIN_TYPE;
- *     - a head whose type is no chain type is not walked: counters.c
- *       decides later whether it was handed out (SB_STALE_FREEHEAD);
+ *     - a head whose type is no chain type is not walked: the list is
+ *       walked from the one chain block one bit away when that heads a
+ *       list of exactly 'freeblocks' (SB_FREEHEAD_FLIPPED, super.c), and
+ *       otherwise counters.c decides later whether the head was handed out
+ *       (SB_STALE_FREEHEAD);
  *     - each chain block's counter against its slots (counters.c);
  *     - the last slot filled (MARK_LAST_SLOT_FILLED, marks.c).
  *    A walk that ends at a break leaves the list incomplete: blocks
@@ -96,6 +99,17 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
         struct lanyfs_chain_hdr h;
         lanyfs_chain_decode(&h, b);
         if (h.type != LANYFS_TYPE_CHAIN && h.type != LANYFS_TYPE_EXT) {
+            uint64_t flipped = cur == r->freehead ? sc_freehead_flipped_inside(r) : 0;
+            if (flipped != 0) {
+                if (!sc_report(r,
+                               &(struct scan_finding){.code = SCAN_PR_SB_FREEHEAD_FLIPPED,
+                                                      .value = cur, .value2 = flipped,
+                                                      .count = r->sb.freeblocks},
+                               NULL, NULL))
+                    return false;
+                r->freehead = cur = flipped;
+                continue;
+            }
             if (cur == r->freehead) {
                 r->head_rejected = true;
                 r->free_complete = false;

@@ -151,6 +151,10 @@ enum scan_severity {
          "{block} lists blocks past the device end; it reads only with {count}-byte "           \
          "addresses, which 'freeblocks' or the files' data maps bear out"),                     \
       N_("read with the free list's address length and write a superblock that says so"))      \
+    X(SB_FREEHEAD_FLIPPED, 0x00001a, SCAN_SEV_ERROR, 0,                                         \
+      N_("superblock field 'freehead' is {value}, a block that is no chain block; block "       \
+         "{value2}, one bit away, heads a free list of the {count} blocks 'freeblocks' counts"), \
+      N_("rebuild the free list"))                                                              \
     /* ---- pass 1: directory trees ---- */                                                     \
     X(TREE_PTR_RANGE, 0x010001, SCAN_SEV_ERROR, 0,                                              \
       N_("{path}: block {block} links to block {block2}, beyond the device end"),               \

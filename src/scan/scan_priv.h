@@ -541,6 +541,18 @@ bool sc_super_pass(struct scan_result *r);
  * past its end has a wrong 'blocks', not a lost tail (SB_BLOCKS_LARGE).
  */
 void sc_super_settle(struct scan_result *r);
+/*
+ * A 'freehead' inside the device that names a block that is no chain
+ * block (the caller read it): the head's rewrite did not land and its
+ * block was handed out (SB_STALE_FREEHEAD, counters.c), or one bit
+ * flipped.  It flipped when the one chain block one bit away heads a list
+ * of exactly the blocks 'freeblocks' counts: a stale superblock counts
+ * the blocks handed out since too (correct:930 state 15682, bit 7 of byte
+ * 32 of block 0: 'freehead' went from 1159 to 1031, a data block, and
+ * every block of the list read as unknown).  Returns that chain block, or
+ * 0 (also where 'freehead' was already moved off the superblock's).
+ */
+uint64_t sc_freehead_flipped_inside(struct scan_result *r);
 
 /* ---- infer.c -------------------------------------------------------------- */
 

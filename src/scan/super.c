@@ -77,6 +77,49 @@ static uint64_t flipped_head(struct scan_result *r, uint64_t head, uint64_t dev)
     return n == 1 ? found : 0;
 }
 
+/*
+ * The blocks a free list from head holds, its chain blocks with the blocks
+ * they list; UINT64_MAX when it runs off the device, loops, holds a block
+ * that reads as no chain block, or passes most.
+ */
+static uint64_t list_count(struct scan_result *r, uint64_t head, uint64_t dev, uint64_t most)
+{
+    uint8_t *b = malloc(r->g.blocksize);
+    uint64_t n = 0, blk = head, mark = 0, chains = 0; /* mark: a cycle's test (Brent) */
+    if (b == NULL)
+        return UINT64_MAX;
+    while (blk != 0) {
+        if (blk >= dev || blk >= r->image_blocks || n > most ||
+            sc_read(r, blk, b, NULL) != LANYFS_OK || !sc_probe_chain(&r->g, dev, b)) {
+            n = UINT64_MAX;
+            break;
+        }
+        n++;
+        for (uint32_t i = 0; i < r->g.chainmax; i++)
+            n += lanyfs_chain_slot(&r->g, b, i) != 0;
+        chains++;
+        if ((chains & (chains - 1)) == 0)
+            mark = blk;
+        blk = lanyfs_get64(b + LANYFS_CH_NEXT);
+        if (blk == mark) {
+            n = UINT64_MAX;
+            break;
+        }
+    }
+    free(b);
+    return n;
+}
+
+uint64_t sc_freehead_flipped_inside(struct scan_result *r)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    uint64_t head = sb->freehead, dev = r->dev_blocks;
+    if (!r->sb_usable || head == 0 || head >= dev || r->freehead != head || sb->freeblocks == 0)
+        return 0;
+    uint64_t c = flipped_head(r, head, dev);
+    return c != 0 && list_count(r, c, dev, sb->freeblocks) == sb->freeblocks ? c : 0;
+}
+
 static bool check_time(struct scan_result *r, const char *field, const struct lanyfs_ts *ts)
 {
     if (sc_ts_ok(ts))
