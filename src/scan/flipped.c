@@ -783,6 +783,14 @@ static bool is_listed(const uint64_t *v, size_t n, uint64_t blk)
     return blk != 0 && n > 0 && bsearch(&blk, v, n, sizeof(*v), cmp_listed) != NULL;
 }
 
+/* No block is the claimant's own: the free list names none. */
+static bool names_none(const void *ctx, uint64_t blk)
+{
+    (void)ctx;
+    (void)blk;
+    return false;
+}
+
 bool sc_flip_free_claims(struct scan_result *r)
 {
     size_t n = r->nfindings, nlisted;
@@ -812,6 +820,13 @@ bool sc_flip_free_claims(struct scan_result *r)
             is_listed(listed, nlisted, data_at(x, k + 1)))
             continue;
         uint64_t alt = run_block(r, x, k, blk);
+        /* A slot in no run: the lone rule, as against an orphan's claim
+         * (correct:949 state 1042, bit 4 of byte 31 of block 28: the last
+         * slot of /m19/old22/Zz44/Data.0054.odt went from 49 to 33, which
+         * the list lists and the orphaned /a0057.odt's repair took). */
+        if (alt == 0 && !in_run(x, k, blk) && !r->map_lost)
+            alt = lone_block(r, x, k, blk, k == 0 && x->e.subtree != 0 ? x->e.subtree + 1 : 0,
+                             names_none, NULL);
         if (alt == 0)
             continue;
         if (b == NULL) {
