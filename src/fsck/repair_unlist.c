@@ -19,7 +19,8 @@
  * file's data that an undelete could want.  The chain block is the one
  * that lists the first such block met from the device's end (where the
  * allocator reaches last), or, with none among the blocks read, the one
- * that lists the last free block.
+ * that lists the last free block; one whose type reads as no chain block
+ * is passed over for the next.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,16 @@
 
 /* Free blocks read, from the device's end, looking for a zero one. */
 #define UNLIST_PROBE 4096
+/* Chain blocks that read as none passed over, at most. */
+#define UNLIST_PASSED 8
+
+static bool chain_passed(const uint64_t *passed, unsigned n, uint64_t chain)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (passed[i] == chain)
+            return true;
+    return false;
+}
 
 /*
  * Where the formatter's layout puts the block a chain block's last slot
@@ -71,20 +82,34 @@ enum lanyfs_err fsck_unlist(struct fsck_ctx *c, uint64_t want, uint64_t *taken)
         rc = lanyfs_fail(&c->err, LANYFS_E_NOMEM, LANYFS_NO_BLOCK, "out of memory");
         goto out;
     }
-    for (uint64_t blk = nmap; blk-- > 1 && chain == 0 && probed < UNLIST_PROBE;) {
-        if (!takeable(c, map, nmap, blk))
-            continue;
-        if (last == 0)
-            last = blk;
-        probed++;
-        if (zero_block(c, blk, b))
-            chain = map[blk].index;
+    /* A chain block that reads as none (a damaged type the rebuilt list
+     * replaces) is passed over for the next: its blocks cannot be taken
+     * in a write of it (correct:953 state 8377, bit 7 of the type of
+     * chain block 274: the lost tree at 84 found no block, and its blocks
+     * were freed). */
+    uint64_t passed[UNLIST_PASSED];
+    unsigned npassed = 0;
+    for (;;) {
+        chain = last = probed = 0;
+        for (uint64_t blk = nmap; blk-- > 1 && chain == 0 && probed < UNLIST_PROBE;) {
+            if (!takeable(c, map, nmap, blk) || chain_passed(passed, npassed, map[blk].index))
+                continue;
+            if (last == 0)
+                last = blk;
+            probed++;
+            if (zero_block(c, blk, b))
+                chain = map[blk].index;
+        }
+        if (chain == 0 && last != 0)
+            chain = map[last].index;
+        if (chain == 0 || chain >= c->nblocks || fsck_read(c, chain, ch) != LANYFS_OK)
+            goto out;
+        if (ch[LANYFS_HDR_TYPE] == LANYFS_TYPE_CHAIN)
+            break;
+        if (npassed == UNLIST_PASSED)
+            goto out;
+        passed[npassed++] = chain;
     }
-    if (chain == 0 && last != 0)
-        chain = map[last].index;
-    if (chain == 0 || chain >= c->nblocks || fsck_read(c, chain, ch) != LANYFS_OK ||
-        ch[LANYFS_HDR_TYPE] != LANYFS_TYPE_CHAIN)
-        goto out;
     /* Zero blocks first, then any free block the chain lists. */
     for (int pass = 0; pass < 2 && *taken < want; pass++) {
         for (uint32_t i = 0; i < c->g.chainmax && *taken < want; i++) {
