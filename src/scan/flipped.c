@@ -392,10 +392,13 @@ static uint64_t lone_block(struct scan_result *r, const struct scan_entry *x, ui
 bool sc_flip_run_breaks(struct scan_result *r, uint64_t blk)
 {
     const struct scan_block *c = sc_cell(r, blk);
-    if (c == NULL || c->cls != SCAN_BLK_DATA || c->owner == 0 || (c->flags & SCAN_BF_SHARED))
+    if (c == NULL || (c->cls != SCAN_BLK_DATA && c->cls != SCAN_BLK_LEAKED) || c->owner == 0 ||
+        (c->flags & SCAN_BF_SHARED))
         return false;
     const struct scan_entry *x = sc_entry(r, c->owner);
-    return maps_at(x, SCAN_ENTRY_LIVE, c->index, blk) && run_block(r, x, c->index, blk) != 0;
+    return maps_at(x, c->cls == SCAN_BLK_DATA ? SCAN_ENTRY_LIVE : SCAN_ENTRY_ORPHAN, c->index,
+                   blk) &&
+           run_block(r, x, c->index, blk) != 0;
 }
 
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,

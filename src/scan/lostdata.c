@@ -293,12 +293,15 @@ static void top_holds(struct scan_result *r, uint64_t top, uint8_t *b, const uin
         const struct scan_block *c = s != 0 && s != top ? sc_cell(r, s) : NULL;
         if (c == NULL)
             continue;
-        /* A live file's slot one bit off its run, onto a block this top
-         * names in a run of its own: the walk gives it back (flipped.c),
-         * no held block (correct:770 state 10997, bit 3 of byte 7 of block
-         * 950 flipped: /m10/report 0084.jpg's slot went from 952 to 944,
-         * inside the lost write at 934, which then went after the tree of
-         * /IMG_0133.txt that names its blocks too, and lost all 14). */
+        /* A live or orphaned file's slot one bit off its run, onto a
+         * block this top names in a run of its own: the walk gives it back
+         * (flipped.c), no held block (correct:770 state 10997, bit 3 of
+         * byte 7 of block 950 flipped: /m10/report 0084.jpg's slot went
+         * from 952 to 944, inside the lost write at 934, which then went
+         * after the tree of /IMG_0133.txt that names its blocks too, and
+         * lost all 14; correct:953 state 6283, bit 4 of byte 14 of block
+         * 30: the orphaned /IMG_0013.odt's slot 3 went from 34 to 50,
+         * inside the lost tree at 42, which yielded its 9 blocks). */
         if (leaf && sc_slot_in_run(&r->g, b, k, s) && sc_flip_run_breaks(r, s))
             continue;
         if (held(r, s, live_top(&r->g, b, leaf, k, s, live_tops)))

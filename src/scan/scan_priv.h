@@ -734,8 +734,9 @@ bool sc_file_slot_of(struct scan_result *r, const struct scan_entry *x, unsigned
 typedef bool (*sc_names_fn)(const void *ctx, uint64_t blk);
 bool sc_flip_release(struct scan_result *r, uint64_t blk, const char *claimant, bool claim_sure,
                      sc_names_fn lone_skip, const void *ctx);
-/* Does a live file map blk as data at a slot one flipped bit off its run,
- * the block of the run left over (what sc_flip_release moves it to)? */
+/* Does a live or orphaned file map blk as data at a slot one flipped bit
+ * off its run, the block of the run left over (what sc_flip_release moves
+ * it to)? */
 bool sc_flip_run_breaks(struct scan_result *r, uint64_t blk);
 /* Another live file's walk takes blk, which a live file maps as data, as
  * an extender (claimant names it): the file's slot becomes a hole
