@@ -42,7 +42,12 @@ static bool names_bad(const struct scan_finding *f)
  * and the blocks past the first extender's after it (correct:830 state
  * 9937, the level-1 top 1927 of /photos 201285/DCIM118/zz0208, 188
  * blocks, zeroed: the 169 blocks after it took in the cut-off write of
- * /Data.0210.bin, which then named only held blocks and was lost).
+ * /Data.0210.bin, which then named only held blocks and was lost).  The
+ * run ends at a live entry: the write's blocks lie before it (correct:954
+ * state 14651, the level-1 top 960 of .../zz0098.odt zeroed: its 41
+ * blocks reached past the directory at 981 into the orphaned
+ * /readme-0014's, whose blank ones then read as held, and the orphan as
+ * a deleted file).
  */
 static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
 {
@@ -58,9 +63,13 @@ static bool mark_named_bad(struct scan_result *r, const struct scan_finding *f)
         n = n - r->g.extmax + 1; /* a grown file's first blocks lie before its top */
     if (n > r->g.extmax)
         n = r->g.extmax;
-    for (uint64_t i = 1; i <= n && f->block2 < r->nblocks && i < r->nblocks - f->block2; i++)
+    for (uint64_t i = 1; i <= n && f->block2 < r->nblocks && i < r->nblocks - f->block2; i++) {
+        uint8_t cls = r->map[f->block2 + i].cls;
+        if (x != NULL && (cls == SCAN_BLK_DIR || cls == SCAN_BLK_FILE))
+            break;
         if (!sc_cellbits_set(r, &r->named_bad, f->block2 + i))
             return false;
+    }
     return true;
 }
 
