@@ -46,30 +46,35 @@ bool sc_ts_seconds(const struct lanyfs_ts *ts, time_t *t)
     return !lanyfs_ts_is_unset(ts) && lanyfs_ts_is_valid(ts) && lanyfs_ts_to_time(ts, t);
 }
 
+/* The checks of an entry but its links and the bytes past its end: its
+ * type, a name of 1..255 bytes, reserved bytes 4..7 zero, acceptable
+ * times, known attributes. */
+static bool entry_fields_ok(const struct lanyfs_entry *e, const uint8_t *b)
+{
+    return (e->type == LANYFS_TYPE_DIR || e->type == LANYFS_TYPE_FILE) && e->name_len != 0 &&
+           e->name_len <= LANYFS_NAME_MAX && sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT) &&
+           sc_ts_ok(&e->created) && sc_ts_ok(&e->modified) && !(e->attr & ~(uint16_t)0x000f);
+}
+
 bool sc_probe_entry(const struct lanyfs_geom *g, uint64_t dev_blocks, const uint8_t *b,
                     struct lanyfs_entry *e)
 {
     lanyfs_entry_decode(e, b);
-    if (e->type != LANYFS_TYPE_DIR && e->type != LANYFS_TYPE_FILE)
-        return false;
-    if (e->name_len == 0 || e->name_len > LANYFS_NAME_MAX)
-        return false;
-    if (!sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT))
-        return false;
-    if (!sc_ts_ok(&e->created) || !sc_ts_ok(&e->modified))
-        return false;
-    if (e->left >= dev_blocks || e->right >= dev_blocks || e->subtree >= dev_blocks)
-        return false;
-    if (e->attr & ~(uint16_t)0x000f)
-        return false;
-    return sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
+    return entry_fields_ok(e, b) && e->left < dev_blocks && e->right < dev_blocks &&
+           e->subtree < dev_blocks && sc_zero_from(b, LANYFS_EN_USED, g->blocksize);
+}
+
+/* v with its highest set bit cleared (v not 0). */
+static uint64_t top_bit_cleared(uint64_t v)
+{
+    return v & ~((uint64_t)1 << (63 - __builtin_clzll(v)));
 }
 
 uint64_t sc_link_unflipped(uint64_t v, uint64_t dev_blocks)
 {
     if (v == 0)
         return 0;
-    v &= ~((uint64_t)1 << (63 - __builtin_clzll(v)));
+    v = top_bit_cleared(v);
     return v < dev_blocks ? v : 0;
 }
 
@@ -79,9 +84,7 @@ bool sc_probe_entry_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks, c
     *wild_link = 0;
     if (sc_probe_entry(g, dev_blocks, b, e))
         return true;
-    if ((e->type != LANYFS_TYPE_DIR && e->type != LANYFS_TYPE_FILE) || e->name_len == 0 ||
-        e->name_len > LANYFS_NAME_MAX || !sc_zero_from(b, LANYFS_EN_RES4, LANYFS_EN_LEFT) ||
-        !sc_ts_ok(&e->created) || !sc_ts_ok(&e->modified) || (e->attr & ~(uint16_t)0x000f))
+    if (!entry_fields_ok(e, b))
         return false;
     uint64_t *link[3] = {&e->left, &e->right, &e->subtree};
     unsigned wild = 0;
@@ -164,8 +167,7 @@ bool sc_probe_extender_tolerant(const struct lanyfs_geom *g, uint64_t dev_blocks
     unsigned wild = 0;
     for (uint32_t k = 0; k < g->extmax; k++) {
         uint64_t s = lanyfs_ext_slot(g, b, k);
-        if (s >= dev_blocks &&
-            (++wild > 1 || (s & ~((uint64_t)1 << (63 - __builtin_clzll(s)))) >= dev_blocks))
+        if (s >= dev_blocks && (++wild > 1 || top_bit_cleared(s) >= dev_blocks))
             return false;
     }
     return wild == 1;
