@@ -21,7 +21,8 @@
  * out of range, repeated values and zeros between filled slots (what a
  * wrong address length makes of the right one's bytes) cost.
  * Then the root directory (the lowest directory named LANYFSROOT, else a
- * directory no entry links to with the most descendants, sc_find_root) and
+ * directory no entry links to with the most descendants, sc_find_root; with
+ * a superblock to go by, not a LANYFSROOT created before it) and
  * the free-list head (a chain block no chain block links to: the
  * formatter's untouched list at block 2, else one written since it was
  * made before one that was not, then the longest chain) are found, and
@@ -514,6 +515,18 @@ out:
     return count;
 }
 
+/*
+ * A formatter's root created before the superblock that is read belongs to
+ * an earlier format of the stick (the formatter writes one time into both,
+ * and neither changes after): it is no candidate for this format's root.
+ */
+static bool earlier_root(const struct scan_result *r, const struct lanyfs_entry *e)
+{
+    const struct lanyfs_ts *made = &r->sb.created;
+    return r->sb_usable && !lanyfs_ts_is_unset(made) && lanyfs_entry_is_formatter_root(e) &&
+           lanyfs_ts_cmp(&e->created, made) < 0;
+}
+
 uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
 {
     uint8_t *b = malloc(r->g.blocksize);
@@ -529,7 +542,8 @@ uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
     for (uint64_t i = 1; i < limit && !sc_stopped(r); i++) {
         if (i == exclude || sc_read(r, i, b, NULL) != LANYFS_OK)
             continue;
-        if (sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_formatter_root(&e)) {
+        if (sc_probe_entry(&r->g, r->dev_blocks, b, &e) && lanyfs_entry_is_formatter_root(&e) &&
+            !earlier_root(r, &e)) {
             found = i;
             goto out;
         }
@@ -548,7 +562,7 @@ uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
         if (i == exclude || (r->map[i].flags & SC_BF_LINKED) || r->map[i].cls != SCAN_BLK_UNKNOWN)
             continue;
         if (sc_read(r, i, b, NULL) != LANYFS_OK || !sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
-            !lanyfs_entry_is_dir(&e))
+            !lanyfs_entry_is_dir(&e) || earlier_root(r, &e))
             continue;
         uint64_t c = count_tree(r, i, b);
         if (c > best) {

@@ -137,13 +137,18 @@ static bool check_time(struct scan_result *r, const char *field, const struct la
  * data would all be read from the wrong places.  The root read with
  * another block size tells the right one when 'blocks' agrees: with that
  * size the filesystem fills the image exactly, or fits it while the
- * superblock's own size runs past its end.  Without that agreement the root
- * is taken to be what is damaged (SB_ROOT_NOT_DIR, tree.c) and the block
- * size right, since a stick formatted again keeps its earlier format's root
- * where another block size puts it.  Returns the exponent to read with, or
- * 0 to keep the superblock's.
+ * superblock's own size runs past its end.  Where both sizes fit (a small
+ * filesystem at the start of a larger image: 1-byte addresses cap it at 256
+ * blocks), the root found one bit away must bear the superblock's own
+ * 'created' time, which the formatter writes into both and nothing changes
+ * after.  Without that agreement the root is taken to be what is damaged
+ * (SB_ROOT_NOT_DIR, tree.c) and the block size right, since a stick
+ * formatted again keeps its earlier format's root where another block size
+ * puts it.  Returns the exponent to read with, or 0 to keep the
+ * superblock's.
  */
-static bool root_dir_at(struct scan_result *r, unsigned bits, uint8_t *buf)
+static bool root_dir_at(struct scan_result *r, unsigned bits, uint8_t *buf,
+                        struct lanyfs_entry *out)
 {
     const struct lanyfs_super *sb = &r->sb;
     uint64_t n = r->image_bytes >> bits;
@@ -156,7 +161,10 @@ static bool root_dir_at(struct scan_result *r, unsigned bits, uint8_t *buf)
                                    NULL) != LANYFS_OK ||
         lost != 0)
         return false;
-    return sc_probe_entry(&g, n, buf, &e) && lanyfs_entry_is_dir(&e);
+    if (!sc_probe_entry(&g, n, buf, &e) || !lanyfs_entry_is_dir(&e))
+        return false;
+    *out = e;
+    return true;
 }
 
 static unsigned bits_from_root(struct scan_result *r)
@@ -179,9 +187,14 @@ static unsigned bits_from_root(struct scan_result *r)
         if (b == sb->blockbits || sb->blocks > r->image_bytes >> b)
             continue;
         bool fills = sb->blocks << b == r->image_bytes;
-        if (!fills && own_fits)
+        bool one_bit = ((b ^ sb->blockbits) & ((b ^ sb->blockbits) - 1)) == 0;
+        if (!fills && own_fits && !one_bit)
             continue;
-        if (!root_dir_at(r, b, buf))
+        struct lanyfs_entry root;
+        if (!root_dir_at(r, b, buf, &root))
+            continue;
+        if (!fills && own_fits &&
+            (lanyfs_ts_is_unset(&sb->created) || !lanyfs_ts_same(&root.created, &sb->created)))
             continue;
         if (fills)
             exact = b;
