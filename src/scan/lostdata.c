@@ -229,6 +229,32 @@ static bool run_of_own(struct scan_result *r, const uint8_t *b, uint32_t k, uint
             !held(r, after, NULL));
 }
 
+/*
+ * Does slot k of the level-0 extender b, naming s, which a file maps at
+ * file block i, have a neighbour slot that names the file's block beside
+ * i, on the same side?  Then the tree and the file hold the two blocks in
+ * one order: the file took them as an older tree left them (freed
+ * together, handed out together), and the tree's claim on s is that
+ * history, not a slot of the file's that one flipped bit moved onto s
+ * (correct:959 state 2562, block 59 zeroed: the old extender 182, the
+ * unwritten data block of /Data.0200.jpg's write, named 17 and 50 as
+ * /m104/a0035 maps them at file blocks 15 and 16, and 17 moved to 49,
+ * which continued the file's run and was the write's).
+ */
+static bool shares_pair(struct scan_result *r, const uint8_t *b, uint32_t k, uint64_t s)
+{
+    const struct lanyfs_geom *g = &r->g;
+    const struct scan_block *c = &r->map[s];
+    const struct scan_entry *x = c->owner != 0 ? sc_entry(r, c->owner) : NULL;
+    uint64_t i = c->index;
+    if (x == NULL || x->data == NULL || i >= x->ndata || x->data[i] != s)
+        return false;
+    if (k + 1 < g->extmax && i + 1 < x->ndata && x->data[i + 1] != 0 &&
+        lanyfs_ext_slot(g, b, k + 1) == x->data[i + 1])
+        return true;
+    return k > 0 && i > 0 && x->data[i - 1] != 0 && lanyfs_ext_slot(g, b, k - 1) == x->data[i - 1];
+}
+
 /* The live file tops that slot k of extender b, naming s, counts as held:
  * none when it is a data slot in a run of its neighbours (held). */
 static const uint64_t *live_top(const struct lanyfs_geom *g, const uint8_t *b, bool leaf,
@@ -612,7 +638,8 @@ static bool walk_tree(struct scan_result *r, uint64_t top, bool unknown_ok, uint
         }
         struct scan_block *c = &r->map[s];
         if (f->level == 0 && fb != UINT64_MAX &&
-            (c->cls == SCAN_BLK_DATA || (c->cls == SCAN_BLK_LEAKED && c->owner != 0))) {
+            (c->cls == SCAN_BLK_DATA || (c->cls == SCAN_BLK_LEAKED && c->owner != 0)) &&
+            !shares_pair(r, b, k, s)) {
             /* A live or orphaned file's slot one flipped bit moved onto the
              * tree's block. */
             char what[64];
