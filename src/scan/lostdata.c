@@ -1172,11 +1172,16 @@ static uint64_t *yielding(struct scan_result *r, const uint64_t *cands, size_t n
  * it (run_flipped, freelist.c: 2012:684 state 933, bit 7 of byte 16 of
  * chain block 167 flipped, slot 0 went from 168, before 169, to 40, the
  * top of a lost write), is a lost tree's top when its slots name only
- * blocks a lost tree may take, at least one.  No free leaves that: the 2012
- * driver frees no extender and empties a deleted file's (SPEC-9.4, 9.5),
- * and the correct writer frees a file's data before its extenders, so
- * their blocks are listed too, or handed out again.  The block leaves the
- * list (FREE_SLOT_IN_USE) and joins the candidates.
+ * blocks a lost tree may take, at least one, or other candidate extenders:
+ * a write takes an old extender's block as data, and its bytes land later
+ * (correct:964 state 835, bit 5 of byte 32 of chain block 2 flipped: an
+ * empty slot listed 32, the top of /a0070.jpg's write, which named the old
+ * extender 30; 30 took 32's data blocks, and the file came out empty).
+ * No free leaves that: the 2012 driver frees no extender and empties a
+ * deleted file's (SPEC-9.4, 9.5), and the correct writer frees a file's
+ * data before its extenders, so their blocks are listed too, or handed
+ * out again.  The block leaves the list (FREE_SLOT_IN_USE) and joins the
+ * candidates.
  */
 /* Judge listed block blk as above: false only when the scan must stop. */
 static bool unlist_top(struct scan_result *r, uint64_t blk, uint8_t *b)
@@ -1190,7 +1195,7 @@ static bool unlist_top(struct scan_result *r, uint64_t blk, uint8_t *b)
     for (uint32_t k = 0; k < g->extmax; k++) {
         uint64_t s = lanyfs_ext_slot(g, b, k);
         const struct scan_block *d = s != 0 && s < r->nblocks ? &r->map[s] : NULL;
-        if (s == 0)
+        if (s == 0 || free_for_tree(d, SCAN_BLK_ORPHAN_EXT))
             continue;
         if (free_for_tree(d, SCAN_BLK_LEAKED) ||
             (!r->free_complete && free_for_tree(d, SCAN_BLK_UNKNOWN)))
