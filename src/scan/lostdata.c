@@ -188,13 +188,9 @@ static bool held(struct scan_result *r, uint64_t blk, const uint64_t *live_tops)
         return false;
     if (sc_named_blank(r, blk))
         return true;
+    if (sc_class_live((enum scan_class)c->cls))
+        return true;
     switch ((enum scan_class)c->cls) {
-    case SCAN_BLK_SUPER:
-    case SCAN_BLK_DIR:
-    case SCAN_BLK_FILE:
-    case SCAN_BLK_EXTENDER:
-    case SCAN_BLK_DATA:
-    case SCAN_BLK_CHAIN:
     case SCAN_BLK_ORPHAN:
         return true;
     case SCAN_BLK_LEAKED:

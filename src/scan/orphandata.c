@@ -518,18 +518,8 @@ static bool reused_by_live(const struct scan_result *r, const struct scan_entry 
         if (b == 0 || b >= r->nblocks)
             continue;
         mapped++;
-        switch ((enum scan_class)r->map[b].cls) {
-        case SCAN_BLK_SUPER:
-        case SCAN_BLK_DIR:
-        case SCAN_BLK_FILE:
-        case SCAN_BLK_EXTENDER:
-        case SCAN_BLK_DATA:
-        case SCAN_BLK_CHAIN:
+        if (sc_class_live((enum scan_class)r->map[b].cls))
             held++;
-            break;
-        default:
-            break;
-        }
     }
     return held >= 2 && held > mapped - held;
 }

@@ -390,6 +390,13 @@ static inline void *sc_grow(void *v, size_t *cap, size_t elem, size_t first)
         *cap = ncap;
     return n;
 }
+/* Is cls the class of a live structure's block: the superblock, a live
+ * entry, extender or data block, a chain block of the free list? */
+static inline bool sc_class_live(enum scan_class cls)
+{
+    return cls == SCAN_BLK_SUPER || cls == SCAN_BLK_DIR || cls == SCAN_BLK_FILE ||
+           cls == SCAN_BLK_EXTENDER || cls == SCAN_BLK_DATA || cls == SCAN_BLK_CHAIN;
+}
 /* Is v a single set bit: two block numbers one flipped bit apart, xored? */
 static inline bool sc_one_bit(uint64_t v)
 {
