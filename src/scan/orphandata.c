@@ -429,14 +429,40 @@ static bool named_by_flipped_link(struct scan_result *r, const struct scan_entry
 
 /*
  * The blocks a child slot of an orphaned extender of level 1 or more
- * names, a bit a block (built on first use; false when out of memory).
+ * names: a bit a block, and the (named, extender) pairs sorted by the
+ * block named (built on first use; false when out of memory).
  */
-static bool child_named_bits(struct scan_result *r, uint64_t **bits)
+struct cpair {
+    uint64_t named, upper;
+};
+
+struct child_names {
+    uint64_t *bits;
+    struct cpair *pairs;
+    size_t n, cap;
+    uint64_t steps; /* entries read matching extenders to files, all checks together */
+};
+
+static void child_names_free(struct child_names *cn)
 {
-    if (*bits != NULL)
+    free(cn->bits);
+    free(cn->pairs);
+}
+
+static int cmp_cpair(const void *a, const void *b)
+{
+    const struct cpair *x = a, *y = b;
+    if (x->named != y->named)
+        return x->named < y->named ? -1 : 1;
+    return x->upper < y->upper ? -1 : x->upper > y->upper;
+}
+
+static bool child_named_bits(struct scan_result *r, struct child_names *cn)
+{
+    if (cn->bits != NULL)
         return true;
-    *bits = calloc((size_t)(r->nblocks / 64 + 1), sizeof(uint64_t));
-    if (*bits == NULL)
+    cn->bits = calloc((size_t)(r->nblocks / 64 + 1), sizeof(uint64_t));
+    if (cn->bits == NULL)
         return sc_oom(r);
     for (uint64_t blk = 1; blk < r->nblocks; blk++) {
         const struct scan_block *c = &r->map[blk];
@@ -446,11 +472,54 @@ static bool child_named_bits(struct scan_result *r, uint64_t **bits)
             continue;
         for (uint32_t k = 0; k < r->g.extmax; k++) {
             uint64_t s = lanyfs_ext_slot(&r->g, b, k);
-            if (s != 0 && s < r->nblocks)
-                (*bits)[s / 64] |= (uint64_t)1 << (s % 64);
+            if (s == 0 || s >= r->nblocks)
+                continue;
+            cn->bits[s / 64] |= (uint64_t)1 << (s % 64);
+            if (cn->n == cn->cap) {
+                struct cpair *np = sc_grow(cn->pairs, &cn->cap, sizeof(*np), 64);
+                if (np == NULL)
+                    return sc_oom(r);
+                cn->pairs = np;
+            }
+            cn->pairs[cn->n++] = (struct cpair){s, blk};
         }
     }
+    if (cn->n > 1)
+        qsort(cn->pairs, cn->n, sizeof(*cn->pairs), cmp_cpair);
+    cn->steps = 2 * (uint64_t)r->nentries + r->nblocks + 1024;
     return true;
+}
+
+/* Was e last changed no later than x was made?  False when either time
+ * cannot be read. */
+static bool changed_before_made(const struct scan_entry *e, const struct scan_entry *x)
+{
+    time_t changed, made;
+    return sc_ts_seconds(&e->e.modified, &changed) && sc_ts_seconds(&x->e.created, &made) &&
+           changed <= made;
+}
+
+/* Is upper the top extender of a file last changed no later than x was
+ * made (an older file's tree)?  Entries are read within cn->steps. */
+static bool older_files_top(struct scan_result *r, const struct scan_entry *x, uint64_t upper,
+                            struct child_names *cn)
+{
+    for (size_t i = 0; i < r->nentries && cn->steps > 0; i++, cn->steps--) {
+        const struct scan_entry *e = &r->entries[i];
+        if (e != x && scan_entry_is_file(e) && e->e.subtree == upper)
+            return changed_before_made(e, x);
+    }
+    return false;
+}
+
+/* Does x map upper as a data block inside its size?  Slots are read
+ * within cn->steps. */
+static bool maps_as_data(const struct scan_entry *x, uint64_t upper, struct child_names *cn)
+{
+    for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed && cn->steps > 0; k++, cn->steps--)
+        if (x->data[k] == upper)
+            return true;
+    return false;
 }
 
 /* Does orphaned file x's data block blk read as an extender that maps
@@ -459,19 +528,41 @@ static bool child_named_bits(struct scan_result *r, uint64_t **bits)
  * block 67 zeroed: the orphaned /notes-0109.odt in the deleted /report
  * 0019.odt's data had shown that file's blocks handed out; without it,
  * the child extender 68 of the lost tree at 174 and its ten data blocks
- * went to report 0019.odt, and the tree lost 311 of its 369 blocks). */
-static bool later_child(struct scan_result *r, uint64_t blk, uint64_t **bits, bool *ok)
+ * went to report 0019.odt, and the tree lost 311 of its 369 blocks).
+ * Not when every extender that names it is one x maps as data too, or
+ * the top of a file last changed before x was made: x's write took the
+ * old tree's blocks, and its data writes there had not landed (correct:977
+ * state 10640, directory block 60 zeroed: /DCIM15/.../a0111.odt, orphaned
+ * with its directory, mapped 410 and 871, the old level-1 top and child
+ * extender of /x0065.jpg's write, and read as deleted; its 64 blocks were
+ * freed). */
+static bool later_child(struct scan_result *r, const struct scan_entry *x, uint64_t blk,
+                        struct child_names *cn, bool *ok)
 {
     if (blk == 0 || blk >= r->nblocks)
         return false;
     const uint8_t *b = sc_window(r, blk);
     if (b == NULL || b[0] != LANYFS_TYPE_EXT || !sc_extender_maps(&r->g, r->dev_blocks, b))
         return false;
-    if (!child_named_bits(r, bits)) {
+    if (!child_named_bits(r, cn)) {
         *ok = false;
         return false;
     }
-    return ((*bits)[blk / 64] >> (blk % 64)) & 1;
+    if (!((cn->bits[blk / 64] >> (blk % 64)) & 1))
+        return false;
+    size_t lo = 0, hi = cn->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cn->pairs[mid].named < blk)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < cn->n && cn->pairs[i].named == blk; i++)
+        if (!maps_as_data(x, cn->pairs[i].upper, cn) &&
+            !older_files_top(r, x, cn->pairs[i].upper, cn))
+            return true;
+    return false;
 }
 
 /* Is x an orphaned file whose top extender the free list lists, on a
@@ -530,7 +621,7 @@ bool sc_orphans_deleted(struct scan_result *r)
     /* named_by_flipped_link's findings and nodes, all files together: a
      * disk of many blank named blocks costs no more than a pass or two. */
     uint64_t flip_steps = 2 * (r->nblocks + r->nfindings) + 1024;
-    uint64_t *child_bits = NULL;
+    struct child_names cn = {0};
     bool lost_part = r->chain_lost;
     for (size_t i = 0; i < r->nentries && budget > 0; i++) {
         struct scan_entry *x = &r->entries[i];
@@ -547,7 +638,7 @@ bool sc_orphans_deleted(struct scan_result *r)
             continue;
         uint32_t xid = x->id;
         if (!sc_file_walk(r, xid, SC_FILE_RECOVER)) {
-            free(child_bits);
+            child_names_free(&cn);
             return false;
         }
         x = sc_entry(r, xid);
@@ -558,9 +649,9 @@ bool sc_orphans_deleted(struct scan_result *r)
             stale = (e != NULL && newer_than_change(e, x)) || (lost_part && listed(r, x->data[k])) ||
                     (x->data[k] < r->nblocks && sc_named_blank(r, x->data[k]) &&
                      !named_by_flipped_link(r, x, x->data[k], &ok, &flip_steps)) ||
-                    (ok && later_child(r, x->data[k], &child_bits, &ok));
+                    (ok && later_child(r, x, x->data[k], &cn, &ok));
             if (!ok) {
-                free(child_bits);
+                child_names_free(&cn);
                 return sc_oom(r);
             }
         }
@@ -572,6 +663,6 @@ bool sc_orphans_deleted(struct scan_result *r)
         own->cls = SCAN_BLK_DELETED;
         own->index = 0; /* listed by no chain block the scan read */
     }
-    free(child_bits);
+    child_names_free(&cn);
     return true;
 }
