@@ -106,6 +106,7 @@ static const struct policy policies[] = {
     {"FREE_LISTED_TWICE", FSCK_CAT_FREELIST, false},
     {"FREE_CHAIN_TYPE", FSCK_CAT_FREELIST, false},
     {"FREE_PTR_ENTRY", FSCK_CAT_FREELIST, false},
+    {"FREE_NEXT_FLIPPED", FSCK_CAT_FREELIST, false},
     {"FREE_SLOT_METADATA", FSCK_CAT_FREELIST, false},
     {"BLOCK_SHARED", FSCK_CAT_CLONE, false},
     {"BLOCKS_LEAKED", FSCK_CAT_FREELIST, false},

@@ -11,6 +11,9 @@
  *     - FREE_PTR_ENTRY: next at a block that reads as an entry (a flipped
  *       or stale next: the walk ends there, the list whole when
  *       'freetail' names the block before it);
+ *     - FREE_NEXT_FLIPPED: next past the device, or at a block whose type
+ *       is no chain type, one bit from the chain block that continues the
+ *       list to exactly 'freeblocks' (super.c): the walk goes on there;
  *     - FREE_CYCLE: next names a chain block already in the list;
  *     - BLOCK_UNREADABLE: a chain block that cannot be read;
  *     - FREE_CHAIN_TYPE: a type other than 0x70 or 0x80 (the walk goes on
@@ -59,8 +62,26 @@ static bool unreadable(struct scan_result *r, uint64_t blk, const struct lanyfs_
                      NULL, "%s", err->msg);
 }
 
+/* Does blk, inside the image, read with a chain block's type (b: a buffer)? */
+static bool chain_typed(struct scan_result *r, uint64_t blk, uint8_t *b)
+{
+    const struct scan_block *c = sc_cell(r, blk);
+    if (c == NULL || blk >= r->image_blocks || sc_read_one(r, blk, b, NULL) != LANYFS_OK)
+        return true; /* judged below */
+    return b[LANYFS_HDR_TYPE] == LANYFS_TYPE_CHAIN || b[LANYFS_HDR_TYPE] == LANYFS_TYPE_EXT;
+}
+
+/* The next links the walk read as flipped (FREE_NEXT_FLIPPED): chain
+ * block from links to, for step 2. */
+struct next_fixes {
+    struct next_fix {
+        uint64_t from, to;
+    } *v;
+    size_t n, cap;
+};
+
 /* Step 1: the chain blocks. */
-static bool walk_chains(struct scan_result *r, uint8_t *b)
+static bool walk_chains(struct scan_result *r, uint8_t *b, struct next_fixes *fx)
 {
     const struct lanyfs_geom *g = &r->g;
     uint64_t prev = 0, cur = r->freehead, pos = 0;
@@ -68,6 +89,26 @@ static bool walk_chains(struct scan_result *r, uint8_t *b)
     while (cur != 0) {
         if (sc_stopped(r))
             return false;
+        uint64_t next_alt = prev != 0 && (cur >= r->dev_blocks || !chain_typed(r, cur, b))
+                                ? sc_next_flipped(r, prev, cur)
+                                : 0;
+        if (next_alt != 0) {
+            if (!sc_report(r,
+                           &(struct scan_finding){.code = SCAN_PR_FREE_NEXT_FLIPPED, .block = prev,
+                                                  .block2 = cur, .value = next_alt,
+                                                  .count = r->sb.freeblocks},
+                           NULL, NULL))
+                return false;
+            if (fx->n == fx->cap) {
+                struct next_fix *nv = sc_grow(fx->v, &fx->cap, sizeof(*nv), 4);
+                if (nv == NULL)
+                    return sc_oom(r);
+                fx->v = nv;
+            }
+            fx->v[fx->n++] = (struct next_fix){prev, next_alt};
+            cur = next_alt;
+            continue;
+        }
         if (cur >= r->dev_blocks) {
             r->free_complete = false;
             if (!sc_report(r,
@@ -206,7 +247,7 @@ static bool off_run(const struct lanyfs_geom *g, const uint8_t *b, uint32_t i, u
 }
 
 /* Step 2: the slots of the chain blocks reached, in list order. */
-static bool walk_slots(struct scan_result *r, uint8_t *b)
+static bool walk_slots(struct scan_result *r, uint8_t *b, const struct next_fixes *fx)
 {
     const struct lanyfs_geom *g = &r->g;
     uint64_t cur = r->freehead, pos = 0, listed = 0;
@@ -275,7 +316,11 @@ static bool walk_slots(struct scan_result *r, uint8_t *b)
                 break;
             }
         }
+        uint64_t from = cur;
         cur = next_of(b);
+        for (size_t k = 0; k < fx->n; k++)
+            if (fx->v[k].from == from)
+                cur = fx->v[k].to;
         pos++;
     }
     r->free_listed = r->free_chains + listed;
@@ -291,7 +336,10 @@ bool sc_free_pass(struct scan_result *r)
     sc_progress(r, SCAN_PHASE_FREE, 0, 0);
     if (r->freehead == 0)
         goto out_done;
-    if (!walk_chains(r, b) || !walk_slots(r, b))
+    struct next_fixes fx = {0};
+    bool walked = walk_chains(r, b, &fx) && walk_slots(r, b, &fx);
+    free(fx.v);
+    if (!walked)
         goto out;
 out_done:
     ok = true;

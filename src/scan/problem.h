@@ -273,6 +273,11 @@ enum scan_severity {
       N_("free list: chain block {block} links to block {block2}, which reads as an entry "     \
          "(type {value}), not a chain block"),                                                  \
       N_("rebuild the free list"))                                                              \
+    X(FREE_NEXT_FLIPPED, 0x03000a, SCAN_SEV_ERROR, 0,                                           \
+      N_("free list: chain block {block} links to block {block2}, which is no chain block; "    \
+         "block {value}, one bit away, continues a free list of the {count} blocks "            \
+         "'freeblocks' counts"),                                                                \
+      N_("rebuild the free list"))                                                              \
     /* ---- pass 4: block ownership ---- */                                                     \
     X(BLOCK_SHARED, 0x040001, SCAN_SEV_ERROR, 0,                                                \
       N_("block {block} is owned by {path} and by {text}"),                                     \

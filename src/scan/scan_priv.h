@@ -560,6 +560,16 @@ void sc_super_settle(struct scan_result *r);
  * 0 (also where 'freehead' was already moved off the superblock's).
  */
 uint64_t sc_freehead_flipped_inside(struct scan_result *r);
+/*
+ * Chain block prev's next, next, names a block that is no chain block, or
+ * one past the device: one flipped bit when the one chain block one bit
+ * away, not yet in the list, continues it so that the list from the head
+ * holds exactly the blocks 'freeblocks' counts (correct:986 state 13840,
+ * bit 6 of byte 8 of chain block 1958: its next went from 1517 to 1453, a
+ * data block read as chain slots, and the deleted /a0118's blocks the
+ * list's rest held went to a lost tree).  Returns that chain block, or 0.
+ */
+uint64_t sc_next_flipped(struct scan_result *r, uint64_t prev, uint64_t next);
 
 /* ---- infer.c -------------------------------------------------------------- */
 

@@ -82,7 +82,8 @@ static uint64_t flipped_head(struct scan_result *r, uint64_t head, uint64_t dev)
  * they list; UINT64_MAX when it runs off the device, loops, holds a block
  * that reads as no chain block, or passes most.
  */
-static uint64_t list_count(struct scan_result *r, uint64_t head, uint64_t dev, uint64_t most)
+static uint64_t list_count_to(struct scan_result *r, uint64_t head, uint64_t stop,
+                              uint64_t dev, uint64_t most)
 {
     uint8_t *b = malloc(r->g.blocksize);
     uint64_t n = 0, blk = head, mark = 0, chains = 0; /* mark: a cycle's test (Brent) */
@@ -98,6 +99,8 @@ static uint64_t list_count(struct scan_result *r, uint64_t head, uint64_t dev, u
         for (uint32_t i = 0; i < r->g.chainmax; i++)
             n += lanyfs_chain_slot(&r->g, b, i) != 0;
         chains++;
+        if (blk == stop)
+            break;
         if ((chains & (chains - 1)) == 0)
             mark = blk;
         blk = lanyfs_get64(b + LANYFS_CH_NEXT);
@@ -108,6 +111,26 @@ static uint64_t list_count(struct scan_result *r, uint64_t head, uint64_t dev, u
     }
     free(b);
     return n;
+}
+
+static uint64_t list_count(struct scan_result *r, uint64_t head, uint64_t dev, uint64_t most)
+{
+    return list_count_to(r, head, 0, dev, most);
+}
+
+uint64_t sc_next_flipped(struct scan_result *r, uint64_t prev, uint64_t next)
+{
+    const struct lanyfs_super *sb = &r->sb;
+    uint64_t dev = r->dev_blocks, most = sb->freeblocks;
+    if (!r->sb_usable || prev == 0 || r->freehead == 0 || most == 0)
+        return 0;
+    uint64_t before = list_count_to(r, r->freehead, prev, dev, most);
+    if (before == UINT64_MAX || before >= most)
+        return 0;
+    uint64_t c = flipped_head(r, next, dev);
+    if (c == 0 || r->map[c].cls == SCAN_BLK_CHAIN)
+        return 0;
+    return list_count(r, c, dev, most - before) == most - before ? c : 0;
 }
 
 uint64_t sc_freehead_flipped_inside(struct scan_result *r)
