@@ -516,15 +516,18 @@ out:
 }
 
 /*
- * A formatter's root created before the superblock that is read belongs to
- * an earlier format of the stick (the formatter writes one time into both,
- * and neither changes after): it is no candidate for this format's root.
+ * A formatter's root created before the superblock that is read, in an
+ * earlier second, belongs to an earlier format of the stick (the formatter
+ * writes one time into both, and neither changes after): it is no
+ * candidate for this format's root.  Within one second nothing tells, as
+ * for EARLIER_FORMAT (earlier.c).
  */
 static bool earlier_root(const struct scan_result *r, const struct lanyfs_entry *e)
 {
-    const struct lanyfs_ts *made = &r->sb.created;
-    return r->sb_usable && !lanyfs_ts_is_unset(made) && lanyfs_entry_is_formatter_root(e) &&
-           lanyfs_ts_cmp(&e->created, made) < 0;
+    time_t made, born;
+    return r->sb_usable && lanyfs_entry_is_formatter_root(e) &&
+           sc_ts_seconds(&r->sb.created, &made) && sc_ts_seconds(&e->created, &born) &&
+           born < made;
 }
 
 uint64_t sc_find_root(struct scan_result *r, uint64_t exclude)
