@@ -255,8 +255,12 @@ static bool maps_at(const struct scan_entry *x, enum scan_entry_state holder, ui
 
 /*
  * May alt (0: a hole) take blk's place at x's file block k?  A block must
- * read as data; *ext and *slot receive the extender slot that maps k.  b
- * and eb are block buffers.
+ * read as data, and not as zeros where blk holds bytes: a blank block is a
+ * write that never landed or a sector that read back blank, and trades
+ * the bytes blk holds for none (correct:996 state 1429, the old extender
+ * 35 zeroed: the orphaned /a0065.txt's slot 33, which an orphan's tree
+ * names too, moved there).  *ext and *slot receive the extender slot that
+ * maps k.  b and eb are block buffers.
  */
 static bool alt_fits(struct scan_result *r, const struct scan_entry *x, const struct sc_aux *a,
                      uint64_t k, uint64_t blk, uint64_t alt, uint8_t *b, uint8_t *eb,
@@ -266,6 +270,9 @@ static bool alt_fits(struct scan_result *r, const struct scan_entry *x, const st
     if (alt != 0 && (sc_read(r, alt, b, NULL) != LANYFS_OK ||
                      sc_probe_entry(&r->g, r->dev_blocks, b, &e) ||
                      sc_probe_extender(&r->g, r->dev_blocks, b)))
+        return false;
+    if (alt != 0 && sc_zero_from(b, 0, r->g.blocksize) &&
+        sc_read(r, blk, eb, NULL) == LANYFS_OK && !sc_zero_from(eb, 0, r->g.blocksize))
         return false;
     return sc_file_slot_of(r, x, a->top_level, k, blk, eb, ext, slot);
 }
