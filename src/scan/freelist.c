@@ -62,15 +62,6 @@ static bool unreadable(struct scan_result *r, uint64_t blk, const struct lanyfs_
                      NULL, "%s", err->msg);
 }
 
-/* Does blk, inside the image, read with a chain block's type (b: a buffer)? */
-static bool chain_typed(struct scan_result *r, uint64_t blk, uint8_t *b)
-{
-    const struct scan_block *c = sc_cell(r, blk);
-    if (c == NULL || blk >= r->image_blocks || sc_read_one(r, blk, b, NULL) != LANYFS_OK)
-        return true; /* judged below */
-    return b[LANYFS_HDR_TYPE] == LANYFS_TYPE_CHAIN || b[LANYFS_HDR_TYPE] == LANYFS_TYPE_EXT;
-}
-
 /* The next links the walk read as flipped (FREE_NEXT_FLIPPED): chain
  * block from links to, for step 2. */
 struct next_fixes {
@@ -79,6 +70,34 @@ struct next_fixes {
     } *v;
     size_t n, cap;
 };
+
+/*
+ * Chain block prev links to bad, past the device or a block whose type is
+ * no chain type: the chain block one bit away that continues the list
+ * (FREE_NEXT_FLIPPED, super.c), reported and kept in fx for step 2, in
+ * *alt; 0 when there is none.  False when the scan must stop.
+ */
+static bool next_flip(struct scan_result *r, uint64_t prev, uint64_t bad,
+                      struct next_fixes *fx, uint64_t *alt)
+{
+    *alt = sc_next_flipped(r, prev, bad);
+    if (*alt == 0)
+        return true;
+    if (!sc_report(r,
+                   &(struct scan_finding){.code = SCAN_PR_FREE_NEXT_FLIPPED, .block = prev,
+                                          .block2 = bad, .value = *alt,
+                                          .count = r->sb.freeblocks},
+                   NULL, NULL))
+        return false;
+    if (fx->n == fx->cap) {
+        struct next_fix *nv = sc_grow(fx->v, &fx->cap, sizeof(*nv), 4);
+        if (nv == NULL)
+            return sc_oom(r);
+        fx->v = nv;
+    }
+    fx->v[fx->n++] = (struct next_fix){prev, *alt};
+    return true;
+}
 
 /* Step 1: the chain blocks. */
 static bool walk_chains(struct scan_result *r, uint8_t *b, struct next_fixes *fx)
@@ -89,27 +108,14 @@ static bool walk_chains(struct scan_result *r, uint8_t *b, struct next_fixes *fx
     while (cur != 0) {
         if (sc_stopped(r))
             return false;
-        uint64_t next_alt = prev != 0 && (cur >= r->dev_blocks || !chain_typed(r, cur, b))
-                                ? sc_next_flipped(r, prev, cur)
-                                : 0;
-        if (next_alt != 0) {
-            if (!sc_report(r,
-                           &(struct scan_finding){.code = SCAN_PR_FREE_NEXT_FLIPPED, .block = prev,
-                                                  .block2 = cur, .value = next_alt,
-                                                  .count = r->sb.freeblocks},
-                           NULL, NULL))
-                return false;
-            if (fx->n == fx->cap) {
-                struct next_fix *nv = sc_grow(fx->v, &fx->cap, sizeof(*nv), 4);
-                if (nv == NULL)
-                    return sc_oom(r);
-                fx->v = nv;
-            }
-            fx->v[fx->n++] = (struct next_fix){prev, next_alt};
-            cur = next_alt;
-            continue;
-        }
+        uint64_t alt = 0;
         if (cur >= r->dev_blocks) {
+            if (prev != 0 && !next_flip(r, prev, cur, fx, &alt))
+                return false;
+            if (alt != 0) {
+                cur = alt;
+                continue;
+            }
             r->free_complete = false;
             if (!sc_report(r,
                            &(struct scan_finding){.code = SCAN_PR_FREE_PTR_RANGE, .block = prev,
@@ -155,6 +161,12 @@ static bool walk_chains(struct scan_result *r, uint8_t *b, struct next_fixes *fx
                 r->head_rejected = true;
                 r->free_complete = false;
                 break;
+            }
+            if (!next_flip(r, prev, cur, fx, &alt))
+                return false;
+            if (alt != 0) {
+                cur = alt;
+                continue;
             }
             /* An entry passes for a chain block on its header alone (its
              * reserved bytes are zero too, its left pointer in range): one

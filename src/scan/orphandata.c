@@ -593,13 +593,19 @@ static bool top_listed(struct scan_result *r, const struct scan_entry *x)
 }
 
 /*
- * Do live structures hold most of the blocks x's map names, two at least?
- * No writer hands out an orphan's blocks while its entry stands: a delete
- * whose unlink landed freed them, and later writes took them, so the
- * orphan is a deleted file whose free list entry the scan cannot read
- * (correct:969 state 1752, chain block 2, the only one, zeroed: the
- * deleted /x0072.tar.gz came back as an orphan whose 11 blocks live files
- * held 6 of, and its claim on the other 5 hid the lost write at 118).
+ * Do live structures hold most of the blocks x's map names inside its
+ * size, two at least, or one that a live file's walk holds as an
+ * extender?  No writer hands out an orphan's blocks while its entry
+ * stands: a delete whose unlink landed freed them, and later writes took
+ * them, so the orphan is a deleted file whose free list entry the scan
+ * cannot read (correct:969 state 1752, chain block 2, the only one,
+ * zeroed: the deleted /x0072.tar.gz came back as an orphan whose 11 blocks
+ * live files held 6 of, and its claim on the other 5 hid the lost write
+ * at 118).  A live walk takes a block as an extender only where it reads
+ * as one, of the level its parent needs, so one such block is enough
+ * (correct:999 state 12812: the deleted /a0111.jpg at 859 read as an
+ * orphan whose map named 869, the top of the live x0183.odt, made 52
+ * operations after the delete).
  */
 static bool reused_by_live(const struct scan_result *r, const struct scan_entry *x)
 {
@@ -609,28 +615,13 @@ static bool reused_by_live(const struct scan_result *r, const struct scan_entry 
         if (b == 0 || b >= r->nblocks)
             continue;
         mapped++;
-        if (sc_class_live((enum scan_class)r->map[b].cls))
+        enum scan_class cls = (enum scan_class)r->map[b].cls;
+        if (cls == SCAN_BLK_EXTENDER)
+            return true;
+        if (sc_class_live(cls))
             held++;
     }
     return held >= 2 && held > mapped - held;
-}
-
-/*
- * Does x's map name, inside its size, a block a live file's walk holds as
- * an extender?  A live walk takes a block as an extender only where it
- * reads as one, of the level its parent needs: a write made it that
- * file's after x's delete freed it (correct:999 state 12812: the deleted
- * /a0111.jpg at 859 read as an orphan whose map named 869, the top of the
- * live x0183.odt, made 52 operations after the delete).
- */
-static bool maps_live_extender(const struct scan_result *r, const struct scan_entry *x)
-{
-    for (uint64_t k = 0; k < x->ndata && k < x->blocks_needed; k++) {
-        uint64_t b = x->data[k];
-        if (b != 0 && b < r->nblocks && r->map[b].cls == SCAN_BLK_EXTENDER)
-            return true;
-    }
-    return false;
 }
 
 bool sc_orphans_deleted(struct scan_result *r)
@@ -673,7 +664,7 @@ bool sc_orphans_deleted(struct scan_result *r)
                 return sc_oom(r);
             }
         }
-        stale = stale || reused_by_live(r, x) || maps_live_extender(r, x);
+        stale = stale || reused_by_live(r, x);
         struct scan_block *own = stale ? sc_cell(r, x->block) : NULL;
         if (own == NULL || own->cls != SCAN_BLK_ORPHAN || own->owner != xid)
             continue;
